@@ -1,0 +1,173 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/ndjson"
+	"github.com/skill-inject/ski/internal/query"
+	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/settings"
+	"github.com/skill-inject/ski/internal/vecfile"
+	"github.com/skill-inject/ski/internal/xdg"
+)
+
+func main() { os.Exit(cli.Main("ski-embed", cli.OSEnv(), run)) }
+
+func run(env cli.Env) error {
+	fs := cli.NewFlags("ski-embed", usage, env)
+	indexPath := fs.String("index", "", "the vector index `file` to write (with scan records) or read (with --query)")
+	queryMode := fs.Bool("query", false, "read prompt events and attach query vectors")
+	refresh := fs.Bool("refresh", false, "bring the automatic index of each event's project up to date")
+	host := fs.String("host", record.HostClaude, "host whose skill roots are used: claude or opencode")
+	model := fs.String("model", "", "model `id` for a new index (default from config, else "+embed.DefaultModel()+")")
+	maxLine := fs.Int("max-line", 512<<10, "longest input line in `bytes` (a longer prompt is refused)")
+	if err := cli.Parse(fs, env); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *host != record.HostClaude && *host != record.HostOpencode {
+		return cli.Usagef("--host %q: want claude or opencode", *host)
+	}
+	modes := 0
+	for _, on := range []bool{*queryMode, *refresh, *indexPath != "" && !*queryMode} {
+		if on {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return cli.Usagef("give exactly one of --index FILE, --query or --refresh")
+	}
+	dirs := xdg.Resolve(env.Getenv)
+	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-embed: warning: %s\n", msg) }
+	cwd, _ := os.Getwd()
+	res := &settings.Resolver{ConfigDir: dirs.Config, Warn: warn}
+	if *model == "" {
+		*model = res.Model(cwd)
+	}
+	if _, err := embed.Lookup(*model); err != nil {
+		return cli.Usagef("--model: %v", err)
+	}
+	so := scan.FromEnv(env.Getenv, *host, cwd, res.Config(cwd).ExtraRoots, warn)
+	switch {
+	case *queryMode:
+		return query.Run(query.Options{
+			Host: *host, IndexPath: *indexPath, Model: *model, CacheDir: dirs.Cache,
+			Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now,
+		}, env.Stdin, env.Stdout)
+	case *refresh:
+		return refreshAll(env, so, dirs.Cache, *model, *maxLine, warn)
+	default:
+		return buildIndex(env, *indexPath, *model, *maxLine, warn)
+	}
+}
+
+// indexLine is the summary record --index and --refresh print.
+type indexLine struct {
+	Kind     string `json:"kind"`
+	Path     string `json:"path"`
+	Model    string `json:"model"`
+	Count    int    `json:"count"`
+	Embedded int    `json:"embedded"`
+	Reused   int    `json:"reused"`
+	Removed  int    `json:"removed"`
+	Errors   int    `json:"errors"`
+}
+
+func buildIndex(env cli.Env, path, model string, maxLine int, warn func(string)) error {
+	r := ndjson.NewReader(env.Stdin, "<stdin>", maxLine)
+	var skills []record.Skill
+	errs := 0
+	for {
+		line, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		switch k := gjson.GetBytes(line, "kind").Str; k {
+		case record.KindError:
+			errs++
+			continue
+		case record.KindSkill:
+		default:
+			return r.Errorf("kind %q, want %q (pipe ski-scan into ski-embed --index)", k, record.KindSkill)
+		}
+		var s record.Skill
+		if err := json.Unmarshal(line, &s); err != nil {
+			return r.Errorf("decode skill: %w", err)
+		}
+		if s.ID == "" || s.Hash == "" {
+			return r.Errorf("skill record needs id and hash")
+		}
+		skills = append(skills, s)
+	}
+	old := index.ReadOld(path, warn)
+	if old != nil && old.Header.Model != model {
+		warn(fmt.Sprintf("index was built with %s; rebuilding it with %s", old.Header.Model, model))
+	}
+	emb, err := embed.Open(model)
+	if err != nil {
+		return err
+	}
+	defer emb.Close()
+	idx, stats, err := index.Build(skills, old, emb, time.Now())
+	if err != nil {
+		return err
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if err := vecfile.Write(path, idx); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "ski-embed: %s: %d skills (%s) with %s\n", path, len(skills), stats, model)
+	w := ndjson.NewWriter(env.Stdout)
+	if err := w.Encode(indexLine{Kind: "index", Path: path, Model: model, Count: len(skills),
+		Embedded: stats.Embedded, Reused: stats.Reused, Removed: stats.Removed, Errors: errs}); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+func refreshAll(env cli.Env, so scan.Options, cacheDir, model string, maxLine int, warn func(string)) error {
+	r := ndjson.NewReader(env.Stdin, "<stdin>", maxLine)
+	w := ndjson.NewWriter(env.Stdout)
+	for {
+		line, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		o := so
+		if cwd := gjson.GetBytes(line, "cwd").Str; filepath.IsAbs(cwd) {
+			o.Cwd = cwd
+		}
+		path := index.PathFor(cacheDir, o.Host, model, query.RootPaths(scan.Roots(o)))
+		stats, err := query.Rebuild(path, o, model, warn, time.Now())
+		if err != nil {
+			return r.Errorf("%w", err)
+		}
+		if err := w.Encode(indexLine{Kind: "index", Path: path, Model: model,
+			Count: stats.Embedded + stats.Reused, Embedded: stats.Embedded, Reused: stats.Reused, Removed: stats.Removed}); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}

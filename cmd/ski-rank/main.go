@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/rank"
+	"github.com/skill-inject/ski/internal/settings"
+	"github.com/skill-inject/ski/internal/xdg"
+)
+
+func main() { os.Exit(cli.Main("ski-rank", cli.OSEnv(), run)) }
+
+func run(env cli.Env) error {
+	fs := cli.NewFlags("ski-rank", usage, env)
+	indexPath := fs.String("index", "", "vector index `file` (default: each query's \"index\" field)")
+	top := fs.Int("top", 10, "candidates per query, `n`; 0 means all")
+	boost := fs.Float64("keyword-boost", -1, "score added per keyword hit (default: the model's calibrated value)")
+	maxLine := fs.Int("max-line", 1<<20, "longest input line in `bytes`")
+	if err := cli.Parse(fs, env); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *top < 0 {
+		return cli.Usagef("--top %d: must not be negative", *top)
+	}
+	dirs := xdg.Resolve(env.Getenv)
+	res := &settings.Resolver{ConfigDir: dirs.Config, Warn: func(msg string) { fmt.Fprintf(env.Stderr, "ski-rank: warning: %s\n", msg) }}
+	o := rank.Options{IndexPath: *indexPath, Top: *top, MaxLine: *maxLine, KeywordBoost: res.KeywordBoost}
+	if *boost >= 0 {
+		o.KeywordBoost = func(string, string) float64 { return *boost }
+	}
+	return rank.Run(o, env.Stdin, env.Stdout)
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/config"
+	"github.com/skill-inject/ski/internal/ndjson"
+	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/skill"
+	"github.com/skill-inject/ski/internal/xdg"
+)
+
+const name = "ski-scan"
+
+//go:embed doc.go
+var docSource string
+
+func main() { os.Exit(cli.Main(name, cli.OSEnv(), run)) }
+
+func run(env cli.Env) error {
+	fs := cli.NewFlags(name, manual(docSource), env)
+	host := fs.String("host", record.HostClaude, "whose discovery rules to follow: claude or opencode")
+	cwd := fs.String("cwd", "", "the project directory the host runs in (default: the current directory)")
+	var roots cli.StringList
+	fs.Var(&roots, "root", "search only this directory (repeatable; overrides SKI_ROOTS)")
+	maxDepth := fs.Int("max-depth", scan.DefaultMaxDepth, "folder levels searched below a root")
+	maxSize := fs.Int64("max-size", skill.DefaultMaxSize, "largest SKILL.md read, in bytes")
+	if err := cli.Parse(fs, env); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *host != record.HostClaude && *host != record.HostOpencode {
+		return cli.Usagef("--host %q: want %s or %s", *host, record.HostClaude, record.HostOpencode)
+	}
+	if *maxDepth < 0 {
+		return cli.Usagef("--max-depth %d: must not be negative", *maxDepth)
+	}
+	if *maxSize <= 0 {
+		return cli.Usagef("--max-size %d: must be positive", *maxSize)
+	}
+
+	dir, err := workDir(*cwd)
+	if err != nil {
+		return err
+	}
+	warn := func(msg string) { fmt.Fprintf(env.Stderr, "%s: warning: %s\n", name, msg) }
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	dirs := xdg.Resolve(getenv)
+	cfg := config.Load(dirs.Config, dir, warn)
+
+	// --root and SKI_ROOTS are relative to where ski-scan runs, not --cwd.
+	for i, r := range roots {
+		if roots[i], err = filepath.Abs(r); err != nil {
+			return fmt.Errorf("--root %q: %w", r, err)
+		}
+	}
+	o := scan.FromEnv(getenv, *host, dir, cfg.ExtraRoots, warn)
+	o.MaxDepth, o.MaxSize = *maxDepth, *maxSize
+	if *maxDepth == 0 {
+		// 0 means "only SKILL.md directly in a root"; scan.Options uses 0
+		// for the default, so ask for the root level explicitly.
+		o.MaxDepth = -1
+	}
+	if len(roots) > 0 {
+		o.Roots = roots
+	}
+
+	w := ndjson.NewWriter(env.Stdout)
+	if err := scan.Run(o, w); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// workDir returns --cwd made absolute, or the current directory.
+func workDir(flagValue string) (string, error) {
+	if flagValue == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("current directory: %w", err)
+		}
+		return wd, nil
+	}
+	dir, err := filepath.Abs(flagValue)
+	if err != nil {
+		return "", fmt.Errorf("--cwd %q: %w", flagValue, err)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("--cwd %s: no such directory", dir)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("--cwd %s: not a directory", dir)
+	}
+	return dir, nil
+}
+
+// manual turns doc.go into --help text: the comment's body, with "# Heading"
+// lines as "Heading:" and the Flags section left out (cli prints the live
+// flag defaults after the manual).
+func manual(src string) string {
+	body := src
+	if _, after, ok := strings.Cut(body, "/*\n"); ok {
+		body = after
+	}
+	if before, _, ok := strings.Cut(body, "*/"); ok {
+		body = before
+	}
+	var out []string
+	skipping := false
+	for _, line := range strings.Split(body, "\n") {
+		if h, ok := strings.CutPrefix(line, "# "); ok {
+			skipping = h == "Flags"
+			if skipping {
+				continue
+			}
+			line = h + ":"
+		}
+		if !skipping {
+			out = append(out, line)
+		}
+	}
+	return strings.TrimSpace(strings.Join(out, "\n")) + "\n"
+}

@@ -1,0 +1,154 @@
+// Package e2e builds the ski binaries and drives the stages and both hook
+// scripts the way Claude Code and the opencode plugin do, with realistic
+// payloads from testdata/payloads.
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var (
+	repo   string // repository root
+	binDir string // freshly built stages
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(func() int {
+		wd, _ := os.Getwd()
+		repo = filepath.Dir(wd)
+		dir, err := os.MkdirTemp("", "ski-e2e-bin-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/...")
+		build.Dir = repo
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+			return 1
+		}
+		binDir = dir
+		return m.Run()
+	}())
+}
+
+// world is one isolated user: home, XDG directories and skill roots.
+type world struct {
+	t      *testing.T
+	home   string
+	skills string // SKI_ROOTS
+	extra  []string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	home := t.TempDir()
+	return &world{t: t, home: home, skills: filepath.Join(repo, "testdata", "skills")}
+}
+
+func (w *world) env() []string {
+	env := []string{
+		"HOME=" + w.home,
+		"PATH=" + os.Getenv("PATH"),
+		"XDG_CONFIG_HOME=" + filepath.Join(w.home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(w.home, ".local", "state"),
+		"XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(w.home, ".local", "share"),
+		"SKI_BIN=" + binDir,
+		"SKI_ROOTS=" + w.skills,
+	}
+	return append(env, w.extra...)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// run runs a command with stdin in the world.
+func (w *world) run(stdin []byte, name string, args ...string) result {
+	w.t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = w.env()
+	cmd.Dir = w.home
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatalf("%s: %v", name, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// hook runs scripts/hook-<host>.sh mode with a payload and checks that it
+// exits 0, as a hook must whatever happens.
+func (w *world) hook(host, mode string, payload []byte) string {
+	w.t.Helper()
+	r := w.run(payload, filepath.Join(repo, "scripts", "hook-"+host+".sh"), mode)
+	if r.code != 0 {
+		w.t.Fatalf("hook-%s.sh %s exited %d; stderr: %s", host, mode, r.code, r.stderr)
+	}
+	return r.stdout
+}
+
+// stage runs one ski stage.
+func (w *world) stage(stdin []byte, name string, args ...string) result {
+	w.t.Helper()
+	return w.run(stdin, filepath.Join(binDir, name), args...)
+}
+
+// payload reads testdata/payloads/NAME with __SKILLS__ set to the skill root.
+func (w *world) payload(name string) []byte {
+	w.t.Helper()
+	b, err := os.ReadFile(filepath.Join(repo, "testdata", "payloads", name))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return bytes.ReplaceAll(b, []byte("__SKILLS__"), []byte(w.skills))
+}
+
+// withPrompt returns a payload with its prompt replaced.
+func withPrompt(t *testing.T, payload []byte, prompt string) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(payload, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["prompt"] = prompt
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// claudeContext parses a Claude payload and returns its additionalContext,
+// failing unless the output is exactly one valid payload.
+func claudeContext(t *testing.T, out string) string {
+	t.Helper()
+	if strings.Count(strings.TrimSpace(out), "\n") != 0 || out == "" {
+		t.Fatalf("want exactly one payload line, got %q", out)
+	}
+	var p struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("not a Claude payload: %v: %s", err, out)
+	}
+	if p.HookSpecificOutput.HookEventName != "UserPromptSubmit" || p.HookSpecificOutput.AdditionalContext == "" {
+		t.Fatalf("incomplete Claude payload: %s", out)
+	}
+	return p.HookSpecificOutput.AdditionalContext
+}

@@ -1,0 +1,258 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The life of a Claude Code session: inject once, stay silent on the repeat,
+// respect what the model loaded itself, inject again after compaction.
+func TestClaudeSession(t *testing.T) {
+	w := newWorld(t)
+	prompt := w.payload("claude-prompt.json")
+
+	w.hook("claude", "session-start", w.payload("claude-session-startup.json"))
+	ctx := claudeContext(t, w.hook("claude", "prompt", prompt))
+	if !strings.Contains(ctx, `"postmortem"`) || !strings.Contains(ctx, filepath.Join(w.skills, "writing/postmortem/SKILL.md")) {
+		t.Fatalf("payload does not name the postmortem skill: %s", ctx)
+	}
+	if out := w.hook("claude", "prompt", prompt); out != "" {
+		t.Fatalf("same prompt again in the same session: want nothing, got %s", out)
+	}
+
+	// The model reads the helm skill itself: a helm prompt injects nothing.
+	w.hook("claude", "observe", w.payload("claude-read-skill.json"))
+	helm := withPrompt(t, prompt, "create a helm chart for our api service with configurable replicas and ingress")
+	if out := w.hook("claude", "observe", w.payload("claude-skill-tool.json")); out != "" {
+		t.Fatalf("observe printed %q", out)
+	}
+	if out := w.hook("claude", "prompt", helm); out != "" {
+		t.Fatalf("helm skill was loaded by the model, want nothing, got %s", out)
+	}
+	csv := withPrompt(t, prompt, "clean up this messy csv export: duplicate rows, mixed date formats and stray whitespace")
+	if out := w.hook("claude", "prompt", csv); out != "" {
+		t.Fatalf("csv skill was loaded through the Skill tool, want nothing, got %s", out)
+	}
+
+	// Compaction re-arms: the postmortem can be injected again.
+	w.hook("claude", "session-start", w.payload("claude-session-compact.json"))
+	ctx = claudeContext(t, w.hook("claude", "prompt", prompt))
+	if !strings.Contains(ctx, `"postmortem"`) {
+		t.Fatalf("after compaction: %s", ctx)
+	}
+}
+
+func TestClaudeFreshSessionHelm(t *testing.T) {
+	w := newWorld(t)
+	helm := withPrompt(t, w.payload("claude-prompt.json"), "create a helm chart for our api service with configurable replicas and ingress")
+	if ctx := claudeContext(t, w.hook("claude", "prompt", helm)); !strings.Contains(ctx, `"helm-chart"`) {
+		t.Fatalf("want the helm-chart skill: %s", ctx)
+	}
+}
+
+func TestOpencodeSession(t *testing.T) {
+	w := newWorld(t)
+	prompt := w.payload("opencode-prompt.json")
+	out := w.hook("opencode", "prompt", prompt)
+	var p struct {
+		Skills []string `json:"skills"`
+		Inject string   `json:"inject"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("not an opencode payload: %v: %q", err, out)
+	}
+	if len(p.Skills) == 0 || p.Skills[0] != "writing/postmortem" || !strings.Contains(p.Inject, "MUST") {
+		t.Fatalf("payload %+v", p)
+	}
+	if out := w.hook("opencode", "prompt", prompt); out != "" {
+		t.Fatalf("repeat: want nothing, got %s", out)
+	}
+	w.hook("opencode", "observe", w.payload("opencode-observe-skill.json"))
+	helm := withPrompt(t, prompt, "create a helm chart for our api service with configurable replicas and ingress")
+	if out := w.hook("opencode", "prompt", helm); out != "" {
+		t.Fatalf("helm loaded by the model: want nothing, got %s", out)
+	}
+	w.hook("opencode", "session-start", w.payload("opencode-session-compact.json"))
+	if out := w.hook("opencode", "prompt", prompt); !strings.Contains(out, "writing/postmortem") {
+		t.Fatalf("after compaction: %q", out)
+	}
+}
+
+// A /name prompt is the user invoking the skill through the host: ski
+// injects nothing and records it, so it is not injected later either.
+func TestSlashInvocation(t *testing.T) {
+	w := newWorld(t)
+	prompt := w.payload("claude-prompt.json")
+	if out := w.hook("claude", "prompt", withPrompt(t, prompt, "/postmortem")); out != "" {
+		t.Fatalf("slash invocation: want nothing, got %s", out)
+	}
+	if out := w.hook("claude", "prompt", prompt); out != "" {
+		t.Fatalf("skill invoked by the user earlier: want nothing, got %s", out)
+	}
+	show := w.stage(nil, "ski-ledger", "show", "--session", "9b2f6c1e-4a7d-4f3e-8c55-2d0e7f1a6b90")
+	if show.code != 0 || !strings.Contains(show.stdout, `"writing/postmortem"`) || !strings.Contains(show.stdout, `"user"`) {
+		t.Fatalf("ledger: %+v", show)
+	}
+}
+
+func TestExplicitMention(t *testing.T) {
+	w := newWorld(t)
+	out := w.hook("claude", "prompt", withPrompt(t, w.payload("claude-prompt.json"), "@secret-scan look at the last three commits"))
+	if ctx := claudeContext(t, out); !strings.Contains(ctx, `"secret-scan"`) || strings.Contains(ctx, "postmortem") {
+		t.Fatalf("mention: %s", ctx)
+	}
+}
+
+func TestSilentWhenNothingFits(t *testing.T) {
+	w := newWorld(t)
+	for _, p := range []string{"what's the capital of Australia", "thanks, that worked!", "hey"} {
+		if out := w.hook("claude", "prompt", withPrompt(t, w.payload("claude-prompt.json"), p)); out != "" {
+			t.Errorf("%q: want nothing, got %s", p, out)
+		}
+	}
+	if out := w.hook("claude", "prompt", w.payload("claude-task-notification.json")); out != "" {
+		t.Errorf("task notification: want nothing, got %s", out)
+	}
+}
+
+// Bad input of every kind: the hook prints nothing and exits 0; the stage on
+// its own exits non-zero and says what is wrong.
+func TestBadInput(t *testing.T) {
+	w := newWorld(t)
+	big := withPrompt(t, w.payload("claude-prompt.json"), strings.Repeat("postmortem ", 100_000))
+	cases := []struct {
+		name    string
+		payload []byte
+		stage   string // what ski-embed --query says
+	}{
+		{"garbage", []byte("this is not json\x00\x01"), "line 1: not a JSON object"},
+		{"invalid utf-8", []byte("{\"session_id\":\"s\",\"prompt\":\"write a postmortem \xff\xfe\"}"), "line 1: invalid UTF-8"},
+		{"1 MB prompt", big, "line 1: record exceeds"},
+		{"no prompt", []byte(`{"session_id":"s"}`), `line 1: event has no string field "prompt"`},
+		{"truncated json", []byte(`{"session_id":"s","prompt":"write a post`), "line 1: not a JSON object"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if out := w.hook("claude", "prompt", c.payload); out != "" {
+				t.Errorf("hook printed %q", out)
+			}
+			if out := w.hook("opencode", "prompt", c.payload); out != "" {
+				t.Errorf("opencode hook printed %q", out)
+			}
+			r := w.stage(c.payload, "ski-embed", "--query", "--host", "claude")
+			if r.code != 1 || !strings.Contains(r.stderr, "ski-embed: <stdin>: "+c.stage) {
+				t.Errorf("stage: exit %d, stderr %q; want 1 and %q", r.code, r.stderr, c.stage)
+			}
+			for _, mode := range []string{"observe", "session-start"} {
+				w.hook("claude", mode, c.payload)
+			}
+		})
+	}
+}
+
+func TestMalformedSkills(t *testing.T) {
+	w := newWorld(t)
+	root := t.TempDir()
+	w.skills = root
+	os.MkdirAll(filepath.Join(root, "broken"), 0o755)
+	os.WriteFile(filepath.Join(root, "broken", "SKILL.md"), []byte("---\nname: broken\ndescription: [unclosed\n---\nwrite a postmortem\n"), 0o644)
+	if out := w.hook("claude", "prompt", w.payload("claude-prompt.json")); out != "" {
+		t.Fatalf("want nothing from a root of broken skills, got %s", out)
+	}
+	r := w.stage(nil, "ski-scan", "--root", root)
+	if r.code != 0 || !strings.Contains(r.stdout, `"kind":"error"`) || !strings.Contains(r.stdout, "frontmatter") {
+		t.Fatalf("ski-scan should report the broken skill as an error record: %+v", r)
+	}
+}
+
+// A corrupt automatic index is rebuilt; a corrupt index named on the command
+// line is an error.
+func TestCorruptIndex(t *testing.T) {
+	w := newWorld(t)
+	prompt := w.payload("claude-prompt.json")
+	claudeContext(t, w.hook("claude", "prompt", prompt))
+	files, _ := filepath.Glob(filepath.Join(w.home, ".cache", "ski", "index", "*.skv"))
+	if len(files) != 1 {
+		t.Fatalf("want one automatic index, got %v", files)
+	}
+	os.WriteFile(files[0], []byte("garbage, not zstd"), 0o600)
+	fresh := withPrompt(t, prompt, "write a blameless postmortem for the database incident")
+	var m map[string]any
+	json.Unmarshal(fresh, &m)
+	m["session_id"] = "another-session"
+	fresh, _ = json.Marshal(m)
+	if ctx := claudeContext(t, w.hook("claude", "prompt", fresh)); !strings.Contains(ctx, "postmortem") {
+		t.Fatalf("after rebuilding the index: %s", ctx)
+	}
+	os.WriteFile(files[0], []byte("garbage, not zstd"), 0o600)
+	q := w.stage([]byte(`{"prompt":"x"}`), "ski-embed", "--query", "--index", files[0])
+	if q.code != 1 || !strings.Contains(q.stderr, "not a valid ski index") {
+		t.Fatalf("ski-embed --query --index corrupt: %+v", q)
+	}
+	r := w.stage([]byte(`{"kind":"query","query_id":"q","prompt":"x","vector":[1]}`), "ski-rank", "--index", files[0])
+	if r.code != 1 || !strings.Contains(r.stderr, "not a valid ski index") {
+		t.Fatalf("ski-rank --index corrupt: %+v", r)
+	}
+}
+
+func TestCorruptLedger(t *testing.T) {
+	w := newWorld(t)
+	prompt := w.payload("claude-prompt.json")
+	claudeContext(t, w.hook("claude", "prompt", prompt))
+	ledgers, _ := filepath.Glob(filepath.Join(w.home, ".local", "state", "ski", "sessions", "*.json"))
+	if len(ledgers) != 1 {
+		t.Fatalf("want one ledger, got %v", ledgers)
+	}
+	os.WriteFile(ledgers[0], []byte("{not json"), 0o600)
+	// Treated as empty: the skill can be injected again, and the bad file is kept aside.
+	claudeContext(t, w.hook("claude", "prompt", prompt))
+	aside, _ := filepath.Glob(ledgers[0] + ".corrupt-*")
+	if len(aside) != 1 {
+		t.Fatalf("corrupt ledger not set aside: %v", aside)
+	}
+	if b, _ := os.ReadFile(aside[0]); string(b) != "{not json" {
+		t.Fatalf("set-aside ledger lost its content: %q", b)
+	}
+}
+
+func TestMissingBinariesFailOpen(t *testing.T) {
+	w := newWorld(t)
+	empty := t.TempDir()
+	w.extra = []string{"SKI_BIN=" + empty, "PATH=/usr/bin:/bin", "SKI_DEBUG=1"}
+	r := w.run(w.payload("claude-prompt.json"), filepath.Join(repo, "scripts", "hook-claude.sh"), "prompt")
+	// The repository's bin/ may hold binaries from the set-up; only check
+	// fail-open behaviour when it does not.
+	if _, err := os.Stat(filepath.Join(repo, "bin", "ski-rank")); err == nil {
+		t.Logf("bin/ exists; hook output %q", r.stdout)
+		return
+	}
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "ski binaries not found") {
+		t.Fatalf("want silent exit 0 with a debug reason, got %+v", r)
+	}
+}
+
+func TestUnknownModeFailsOpen(t *testing.T) {
+	w := newWorld(t)
+	w.extra = []string{"SKI_DEBUG=1"}
+	r := w.run(nil, filepath.Join(repo, "scripts", "hook-claude.sh"), "bogus")
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "usage: hook-claude.sh") {
+		t.Fatalf("got %+v", r)
+	}
+}
+
+// A stage that fails mid-pipeline leaves no partial payload.
+func TestStageFailureNoPartialOutput(t *testing.T) {
+	w := newWorld(t)
+	broken := t.TempDir()
+	for _, name := range []string{"ski-embed", "ski-rank", "ski-select", "ski-ledger"} {
+		os.Symlink(filepath.Join(binDir, name), filepath.Join(broken, name))
+	}
+	os.WriteFile(filepath.Join(broken, "ski-render"), []byte("#!/bin/sh\nprintf '{\"hookSpecificOutput\":'\nexit 1\n"), 0o755)
+	w.extra = []string{"SKI_BIN=" + broken}
+	if out := w.hook("claude", "prompt", w.payload("claude-prompt.json")); out != "" {
+		t.Fatalf("partial payload leaked: %q", out)
+	}
+}

@@ -1,0 +1,133 @@
+// Package cli holds what every ski command shares: flag parsing with
+// --help and --version, exit codes, and the one-line error convention.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// Exit codes shared by every stage.
+const (
+	ExitOK    = 0 // ran, even if it wrote nothing
+	ExitError = 1 // runtime failure
+	ExitUsage = 2 // bad flags or arguments
+)
+
+// UsageError marks an error caused by how the command was called.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// Usagef returns a UsageError.
+func Usagef(format string, args ...any) error {
+	return UsageError{fmt.Errorf(format, args...)}
+}
+
+// Env is a command's world: arguments and standard streams, so tests can
+// run a command without touching the process's own.
+type Env struct {
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// OSEnv is the real process environment.
+func OSEnv() Env {
+	return Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+}
+
+// Main runs fn, prints its error as "name: message" and returns the exit code.
+func Main(name string, env Env, fn func(Env) error) int {
+	err := fn(env)
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, errHelp):
+		return ExitOK
+	case isUsage(err):
+		fmt.Fprintf(env.Stderr, "%s: %v\n%s: run '%s --help' for usage\n", name, err, name, name)
+		return ExitUsage
+	default:
+		fmt.Fprintf(env.Stderr, "%s: %v\n", name, err)
+		return ExitError
+	}
+}
+
+func isUsage(err error) bool {
+	var u UsageError
+	return errors.As(err, &u)
+}
+
+var errHelp = errors.New("help shown")
+
+// NewFlags returns a flag set whose --help prints doc (the command's manual)
+// followed by the flag defaults to stdout.
+func NewFlags(name, doc string, env Env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		out := env.Stdout
+		fmt.Fprint(out, strings.TrimRight(doc, "\n")+"\n\nFlags:\n")
+		fs.SetOutput(out)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// Parse parses args, handling --help and --version. It returns errHelp (which
+// Main turns into exit 0) when the command should stop without error.
+func Parse(fs *flag.FlagSet, env Env) error {
+	version := fs.Bool("version", false, "print the version and exit")
+	// The flag package calls Usage on every parse error; the manual is only
+	// wanted for -h and --help, so hold it back and show it here.
+	manual := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(env.Args)
+	fs.Usage = manual
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			manual()
+			return errHelp
+		}
+		return UsageError{err}
+	}
+	if *version {
+		fmt.Fprintf(env.Stdout, "%s %s\n", fs.Name(), Version())
+		return errHelp
+	}
+	return nil
+}
+
+// Version reports the module version the binary was built from.
+func Version() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}
+
+// IsTerminal reports whether w is a terminal (for progress output).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// StringList is a repeatable string flag.
+type StringList []string
+
+func (s *StringList) String() string { return strings.Join(*s, ",") }
+
+// Set appends one value.
+func (s *StringList) Set(v string) error { *s = append(*s, v); return nil }

@@ -1,0 +1,141 @@
+// Package embed turns text into unit vectors. An Embedder is the seam every
+// backend sits behind: the offline lexical one here, ONNX models, or a
+// long-lived embedder process.
+package embed
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Purpose says what a text is: asymmetric models treat queries differently.
+type Purpose int
+
+// Purposes.
+const (
+	Document Purpose = iota // a skill's text
+	Query                   // a user's prompt
+)
+
+// Embedder embeds texts into L2-normalised vectors of Model().Dim floats.
+type Embedder interface {
+	Model() Model
+	Embed(texts []string, purpose Purpose) ([][]float32, error)
+	Close() error
+}
+
+// Model describes one embedding model and the gate values calibrated for it.
+type Model struct {
+	ID      string // stable id, stored in index files
+	Backend string // "lexical" or "onnx"
+	Dim     int
+	// QueryPrefix is prepended to queries (never to documents).
+	QueryPrefix string
+	Pooling     string // "cls", "mean" or "" (lexical)
+	MaxTokens   int
+
+	// Calibrated defaults; config keys override them.
+	MinSimilarity    float64 // below: dropped
+	InjectSimilarity float64 // at or above: injected; between: recommended
+	ScoreMargin      float64 // dropped when further than this below the top
+	KeywordBoost     float64 // added per keyword/alias hit (at most two)
+}
+
+// LexicalID is the id of the offline lexical model.
+const LexicalID = "lexical-v1"
+
+// models is the table of every model ski knows.
+var models = map[string]Model{
+	LexicalID: {
+		ID: LexicalID, Backend: "lexical", Dim: lexicalDim,
+		MinSimilarity: 0.20, InjectSimilarity: 0.26, ScoreMargin: 0.08, KeywordBoost: 0.10,
+	},
+}
+
+// Lookup returns the model with the given id.
+func Lookup(id string) (Model, error) {
+	m, ok := models[id]
+	if !ok {
+		return Model{}, fmt.Errorf("unknown model %q (known: %s)", id, strings.Join(ModelIDs(), ", "))
+	}
+	return m, nil
+}
+
+// ModelIDs lists the known model ids, sorted.
+func ModelIDs() []string {
+	ids := make([]string, 0, len(models))
+	for id := range models {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Open returns an embedder for the model id. Backends other than lexical are
+// registered by their packages through Register.
+func Open(id string) (Embedder, error) {
+	m, err := Lookup(id)
+	if err != nil {
+		return nil, err
+	}
+	if m.Backend == "lexical" {
+		return NewLexical(), nil
+	}
+	open, ok := openers[m.Backend]
+	if !ok {
+		return nil, fmt.Errorf("model %q: backend %q is not built in", id, m.Backend)
+	}
+	return open(m)
+}
+
+var openers = map[string]func(Model) (Embedder, error){}
+
+// Register adds a backend and the models it serves.
+func Register(backend string, open func(Model) (Embedder, error), ms ...Model) {
+	openers[backend] = open
+	for _, m := range ms {
+		models[m.ID] = m
+	}
+}
+
+// Dot returns the dot product of two vectors of equal length, which is their
+// cosine similarity when both are unit vectors.
+func Dot(a, b []float32) float64 {
+	n := min(len(a), len(b))
+	var s float32
+	for i := 0; i < n; i++ {
+		s += a[i] * b[i]
+	}
+	return float64(s)
+}
+
+// Normalize scales v to unit length in place; a zero vector stays zero.
+func Normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// DefaultModel is the model used when the config names none: the first
+// registered neural model, else the lexical one.
+func DefaultModel() string {
+	for _, id := range preferred {
+		if _, ok := models[id]; ok {
+			return id
+		}
+	}
+	return LexicalID
+}
+
+// preferred lists default model ids, best first.
+var preferred = []string{"bge-small-en-v1.5"}

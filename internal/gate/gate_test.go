@@ -1,0 +1,151 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/skill-inject/ski/internal/record"
+)
+
+var base = Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 0.1, MaxSkills: 2}
+
+type fakeSeen struct{ loaded, recommended map[string]bool }
+
+func (f fakeSeen) Lookup(string) (Seen, error)     { return f, nil }
+func (f fakeSeen) Loaded(id string) (string, bool) { return "ski", f.loaded[id] }
+func (f fakeSeen) Recommended(id string) bool      { return f.recommended[id] }
+
+func cand(id string, score float64, mod func(*record.Candidate)) record.Candidate {
+	c := record.Candidate{Kind: record.KindCandidate, QueryID: "q", SessionID: "s", Model: "m",
+		ID: id, Name: id, Invoke: id, Score: score, AutoInject: true, Affinity: []string{}}
+	if mod != nil {
+		mod(&c)
+	}
+	return c
+}
+
+func decide(t *testing.T, set Settings, seen Sessions, cands ...record.Candidate) map[string]string {
+	t.Helper()
+	top := 0.0
+	for _, c := range cands {
+		if c.Mention != "slash" && c.Score > top {
+			top = c.Score
+		}
+	}
+	var in bytes.Buffer
+	for _, c := range cands {
+		c.TopScore = top
+		b, _ := json.Marshal(c)
+		in.Write(append(b, '\n'))
+	}
+	var out bytes.Buffer
+	o := Options{Settings: func(string, string) (Settings, error) { return set, nil }, Sessions: seen, All: true}
+	if err := Run(o, &in, &out); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var s record.Selection
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Kind != record.KindSelection || s.Reason == "" {
+			t.Errorf("bad selection line %s", line)
+		}
+		got[s.ID] = s.Decision
+	}
+	return got
+}
+
+func TestGates(t *testing.T) {
+	none := fakeSeen{}
+	tests := []struct {
+		name  string
+		set   Settings
+		seen  Sessions
+		cands []record.Candidate
+		want  map[string]string
+	}{
+		{"threshold and band", base, none,
+			[]record.Candidate{cand("a", 0.6, nil), cand("b", 0.55, nil), cand("c", 0.2, nil)},
+			map[string]string{"a": "inject", "b": "inject", "c": "drop"}},
+		{"recommend band", base, none,
+			[]record.Candidate{cand("a", 0.45, nil)},
+			map[string]string{"a": "recommend"}},
+		{"margin against the top", base, none,
+			[]record.Candidate{cand("a", 0.8, nil), cand("b", 0.65, nil)},
+			map[string]string{"a": "inject", "b": "drop"}},
+		{"margin taken before dedup", base, fakeSeen{loaded: map[string]bool{"a": true}},
+			[]record.Candidate{cand("a", 0.8, nil), cand("b", 0.65, nil)},
+			map[string]string{"a": "drop", "b": "drop"}},
+		{"max skills", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 1, MaxSkills: 1}, none,
+			[]record.Candidate{cand("a", 0.8, nil), cand("b", 0.7, nil)},
+			map[string]string{"a": "inject", "b": "drop"}},
+		{"affinity lifts the cap by one", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 1, MaxSkills: 1}, none,
+			[]record.Candidate{
+				cand("a", 0.8, func(c *record.Candidate) { c.Affinity = []string{"b"} }),
+				cand("b", 0.7, func(c *record.Candidate) { c.Affinity = []string{"a"} }),
+				cand("c", 0.7, func(c *record.Candidate) { c.Affinity = []string{"a"} })},
+			map[string]string{"a": "inject", "b": "inject", "c": "drop"}},
+		{"one-sided affinity does not", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 1, MaxSkills: 1}, none,
+			[]record.Candidate{cand("a", 0.8, nil), cand("b", 0.7, func(c *record.Candidate) { c.Affinity = []string{"a"} })},
+			map[string]string{"a": "inject", "b": "drop"}},
+		{"deny", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 0.1, MaxSkills: 2, Deny: []string{"a"}}, none,
+			[]record.Candidate{cand("a", 0.8, nil), cand("b", 0.75, nil)},
+			map[string]string{"a": "drop", "b": "inject"}},
+		{"force on a keyword hit", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 0.1, MaxSkills: 2, Force: []string{"b"}}, none,
+			[]record.Candidate{cand("a", 0.8, nil), cand("b", 0.2, func(c *record.Candidate) { c.Boost = 0.1 })},
+			map[string]string{"a": "inject", "b": "inject"}},
+		{"force without a keyword hit", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 0.1, MaxSkills: 2, Force: []string{"b"}}, none,
+			[]record.Candidate{cand("a", 0.8, nil), cand("b", 0.2, nil)},
+			map[string]string{"a": "inject", "b": "drop"}},
+		{"disable-model-invocation", base, none,
+			[]record.Candidate{cand("a", 0.8, func(c *record.Candidate) { c.DisableModelInvocation = true })},
+			map[string]string{"a": "drop"}},
+		{"autoInject off recommends", base, none,
+			[]record.Candidate{cand("a", 0.8, func(c *record.Candidate) { c.AutoInject = false })},
+			map[string]string{"a": "recommend"}},
+		{"recommend once", base, fakeSeen{recommended: map[string]bool{"a": true}},
+			[]record.Candidate{cand("a", 0.45, nil)},
+			map[string]string{"a": "drop"}},
+		{"mention wins over deny and threshold", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 0.1, MaxSkills: 2, Deny: []string{"a"}}, none,
+			[]record.Candidate{cand("a", 1.1, func(c *record.Candidate) { c.Mention = "at" }), cand("b", 0.7, nil)},
+			map[string]string{"a": "inject", "b": "drop"}},
+		{"mention already loaded", base, fakeSeen{loaded: map[string]bool{"a": true}},
+			[]record.Candidate{cand("a", 1.1, func(c *record.Candidate) { c.Mention = "at" })},
+			map[string]string{"a": "drop"}},
+		{"slash is left to the host, others compete", base, none,
+			[]record.Candidate{cand("a", 0.1, func(c *record.Candidate) { c.Mention = "slash" }), cand("b", 0.7, nil)},
+			map[string]string{"a": "host-loads", "b": "inject"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := decide(t, tt.set, tt.seen, tt.cands...)
+			for id, want := range tt.want {
+				if got[id] != want {
+					t.Errorf("%s: decision %q, want %q (all: %v)", id, got[id], want, got)
+				}
+			}
+		})
+	}
+}
+
+func TestGroupsByQuery(t *testing.T) {
+	a := cand("a", 0.8, nil)
+	b := cand("b", 0.8, nil)
+	b.QueryID = "q2"
+	got := decide(t, Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 0.1, MaxSkills: 1}, fakeSeen{}, a, b)
+	if got["a"] != "inject" || got["b"] != "inject" {
+		t.Errorf("each query has its own cap: %v", got)
+	}
+}
+
+func TestRejectsOtherKinds(t *testing.T) {
+	o := Options{Settings: func(string, string) (Settings, error) { return base, nil }}
+	err := Run(o, strings.NewReader(`{"kind":"query","prompt":"x"}`+"\n"), &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), `line 1: kind "query"`) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,135 @@
+// Package index builds and locates ski's vector index: it embeds the skills
+// a scan found, reusing the vectors of skills whose content did not change.
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+// Stats says what a build did.
+type Stats struct {
+	Embedded int // skills embedded anew
+	Reused   int // vectors kept from the old index
+	Removed  int // skills in the old index that are gone
+}
+
+func (s Stats) String() string {
+	return fmt.Sprintf("%d embedded, %d reused, %d removed", s.Embedded, s.Reused, s.Removed)
+}
+
+// DocumentText is the text that stands for a skill when it is embedded.
+func DocumentText(s record.Skill) string {
+	var b strings.Builder
+	b.WriteString(strings.NewReplacer("-", " ", "_", " ").Replace(s.Name))
+	b.WriteString(": ")
+	b.WriteString(s.Description)
+	if extra := append(append(append([]string{}, s.Keywords...), s.Aliases...), s.Tags...); len(extra) > 0 {
+		b.WriteString(" (")
+		b.WriteString(strings.Join(extra, ", "))
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Build embeds skills with emb. Vectors of skills with the same id and hash
+// in old are reused when old was built by the same model.
+func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now time.Time) (*vecfile.Index, Stats, error) {
+	m := emb.Model()
+	reuse := map[string]vecfile.Entry{}
+	if old != nil && old.Header.Model == m.ID && old.Header.Dim == m.Dim {
+		for _, e := range old.Entries {
+			reuse[e.Skill.ID+"\x00"+e.Skill.Hash] = e
+		}
+	}
+	idx := &vecfile.Index{Header: vecfile.Header{
+		Model: m.ID, Embedder: m.Backend, Dim: m.Dim, Created: now.UTC().Format(time.RFC3339),
+	}}
+	var stats Stats
+	var texts []string
+	var pending []int
+	for _, s := range skills {
+		e, ok := reuse[s.ID+"\x00"+s.Hash]
+		if ok {
+			e.Skill = s // path, mtime or root may have moved
+			stats.Reused++
+		} else {
+			e = vecfile.Entry{Skill: s}
+			texts = append(texts, DocumentText(s))
+			pending = append(pending, len(idx.Entries))
+		}
+		idx.Entries = append(idx.Entries, e)
+	}
+	if len(texts) > 0 {
+		vecs, err := emb.Embed(texts, embed.Document)
+		if err != nil {
+			return nil, stats, fmt.Errorf("embed skills: %w", err)
+		}
+		if len(vecs) != len(texts) {
+			return nil, stats, fmt.Errorf("embed skills: got %d vectors for %d texts", len(vecs), len(texts))
+		}
+		for i, at := range pending {
+			idx.Entries[at].Vector = vecs[i]
+		}
+		stats.Embedded = len(texts)
+	}
+	if old != nil {
+		stats.Removed = countGone(old, skills)
+	}
+	idx.Header.Count = len(idx.Entries)
+	return idx, stats, nil
+}
+
+// countGone counts the old entries whose skill id is no longer among skills.
+func countGone(old *vecfile.Index, skills []record.Skill) int {
+	ids := make(map[string]bool, len(skills))
+	for _, s := range skills {
+		ids[s.ID] = true
+	}
+	n := 0
+	for _, e := range old.Entries {
+		if !ids[e.Skill.ID] {
+			n++
+		}
+	}
+	return n
+}
+
+// ReadOld reads an existing index for reuse. A missing file is nil; a corrupt
+// or foreign one is reported through warn and treated as missing, so it is
+// rebuilt rather than trusted.
+func ReadOld(path string, warn func(string)) *vecfile.Index {
+	idx, err := vecfile.Read(path)
+	switch {
+	case err == nil:
+		return idx
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	default:
+		warn(fmt.Sprintf("%v; rebuilding it", err))
+		return nil
+	}
+}
+
+// PathFor is where the automatic index for a host, model and set of roots
+// lives under cacheDir (ski's cache folder). Different projects see
+// different roots, so they get different files.
+func PathFor(cacheDir, host, model string, roots []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", host, model)
+	for _, r := range roots {
+		fmt.Fprintf(h, "%s\x00", r)
+	}
+	key := hex.EncodeToString(h.Sum(nil))[:16]
+	return filepath.Join(cacheDir, "index", host+"-"+key+".skv")
+}

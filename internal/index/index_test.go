@@ -1,0 +1,73 @@
+package index
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/record"
+)
+
+// counting wraps the lexical embedder and counts what it embeds.
+type counting struct {
+	embed.Embedder
+	texts int
+}
+
+func (c *counting) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
+	c.texts += len(texts)
+	return c.Embedder.Embed(texts, p)
+}
+
+func TestBuildIncremental(t *testing.T) {
+	skills := []record.Skill{
+		{ID: "a", Name: "a", Description: "alpha things", Hash: "sha256:a1"},
+		{ID: "b", Name: "b", Description: "beta things", Hash: "sha256:b1"},
+		{ID: "c", Name: "c", Description: "gamma things", Hash: "sha256:c1"},
+	}
+	emb := &counting{Embedder: embed.NewLexical()}
+	first, stats, err := Build(skills, nil, emb, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Embedded != 3 || emb.texts != 3 {
+		t.Fatalf("first build: %v, embedded %d texts", stats, emb.texts)
+	}
+	// b changes, c goes away, d arrives.
+	next := []record.Skill{skills[0], {ID: "b", Name: "b", Description: "beta, changed", Hash: "sha256:b2"},
+		{ID: "d", Name: "d", Description: "delta", Hash: "sha256:d1"}}
+	emb.texts = 0
+	second, stats, err := Build(next, first, emb, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats != (Stats{Embedded: 2, Reused: 1, Removed: 1}) || emb.texts != 2 {
+		t.Fatalf("second build: %+v, embedded %d texts", stats, emb.texts)
+	}
+	if embed.Dot(second.Entries[0].Vector, first.Entries[0].Vector) < 0.9999 {
+		t.Error("unchanged skill lost its vector")
+	}
+	// Another model: nothing is reused.
+	first.Header.Model = "other"
+	_, stats, _ = Build(next, first, emb, time.Now())
+	if stats.Reused != 0 {
+		t.Errorf("reused vectors of another model: %+v", stats)
+	}
+}
+
+func TestDocumentText(t *testing.T) {
+	got := DocumentText(record.Skill{Name: "helm-chart", Description: "Build charts.", Keywords: []string{"helm", "k8s"}})
+	if got != "helm chart: Build charts. (helm, k8s)" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestPathFor(t *testing.T) {
+	a := PathFor("/c", "claude", "m", []string{"/x", "/y"})
+	b := PathFor("/c", "claude", "m", []string{"/x"})
+	c := PathFor("/c", "opencode", "m", []string{"/x", "/y"})
+	if a == b || a == c || !strings.HasPrefix(a, "/c/index/claude-") {
+		t.Errorf("paths not distinct or misplaced: %s %s %s", a, b, c)
+	}
+}

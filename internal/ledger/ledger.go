@@ -1,0 +1,237 @@
+// Package ledger keeps ski's per-session state: which skills are already in
+// a session's context (injected by ski, loaded by the model on its own, or
+// invoked by the user), which were recommended, and a capped event log that
+// a later stats command can mine for how often the model followed an
+// injection.
+//
+// One session is one JSON file, $XDG_STATE_HOME/ski/sessions/<key>.json
+// (see Key). Store.Update changes it under an exclusive lock and replaces it
+// with an atomic rename, so readers never see a half-written file and
+// concurrent hooks never lose each other's updates.
+package ledger
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// Version is the ledger file format version this package reads and writes.
+const Version = 1
+
+// MaxEvents caps the event log; the oldest events are dropped first.
+const MaxEvents = 500
+
+// Source says how a skill got into a session's context.
+type Source string
+
+// Sources of a loaded skill.
+const (
+	SourceSki   Source = "ski"   // ski injected it
+	SourceModel Source = "model" // the model loaded it itself (observed)
+	SourceUser  Source = "user"  // the user invoked /name through the host
+)
+
+// Event kinds, in Event.Kind.
+const (
+	EventInject    = "inject"    // ski injected a skill (SourceSki)
+	EventRecommend = "recommend" // ski named a skill without injecting it
+	EventLoad      = "load"      // the model loaded a skill (SourceModel)
+	EventHostLoad  = "host-load" // the user invoked a skill (SourceUser)
+	EventRearm     = "rearm"     // the session was compacted; all cleared
+)
+
+// Entry is one loaded skill.
+type Entry struct {
+	// Source is who put the skill in context most recently.
+	Source Source `json:"source"`
+	// At is when it was most recently marked loaded.
+	At time.Time `json:"at"`
+	// Count is how often it was marked loaded since the last rearm.
+	Count int `json:"count"`
+}
+
+// Event is one line of a ledger's history. Rearm events carry no ID or
+// Source.
+type Event struct {
+	At     time.Time `json:"at"`
+	Kind   string    `json:"event"`
+	ID     string    `json:"id,omitempty"`
+	Source Source    `json:"source,omitempty"`
+}
+
+// Ledger is the state of one session. The zero value is an empty ledger
+// without a session id; use New. A Ledger is not safe for concurrent use:
+// share it through Store.Update.
+type Ledger struct {
+	session     string
+	loaded      map[string]Entry
+	recommended map[string]time.Time
+	events      []Event
+	updated     time.Time
+}
+
+// New returns an empty ledger for session.
+func New(session string) *Ledger {
+	return &Ledger{session: session}
+}
+
+// SessionID is the host's session id the ledger belongs to.
+func (l *Ledger) SessionID() string { return l.session }
+
+// Updated is when the ledger was last written (zero for a new ledger).
+func (l *Ledger) Updated() time.Time { return l.updated }
+
+// Loaded reports whether skill id is in the session's context, and how it
+// got there.
+func (l *Ledger) Loaded(id string) (Entry, bool) {
+	e, ok := l.loaded[id]
+	return e, ok
+}
+
+// Recommended reports whether skill id was recommended since the last
+// rearm.
+func (l *Ledger) Recommended(id string) bool {
+	_, ok := l.recommended[id]
+	return ok
+}
+
+// LoadedIDs returns the ids of the loaded skills, sorted.
+func (l *Ledger) LoadedIDs() []string {
+	return slices.Sorted(maps.Keys(l.loaded))
+}
+
+// RecommendedIDs returns the ids of the recommended skills, sorted.
+func (l *Ledger) RecommendedIDs() []string {
+	return slices.Sorted(maps.Keys(l.recommended))
+}
+
+// Events returns a copy of the event log, oldest first.
+func (l *Ledger) Events() []Event {
+	return slices.Clone(l.events)
+}
+
+// MarkLoaded records that skill id is now in context because of source.
+// The entry keeps the latest source and time and counts the marks; the
+// event log keeps the full history.
+func (l *Ledger) MarkLoaded(id string, source Source, now time.Time) {
+	now = stamp(now)
+	if l.loaded == nil {
+		l.loaded = make(map[string]Entry)
+	}
+	e := l.loaded[id]
+	e.Source, e.At, e.Count = source, now, e.Count+1
+	l.loaded[id] = e
+	l.log(Event{At: now, Kind: eventFor(source), ID: id, Source: source})
+}
+
+func eventFor(s Source) string {
+	switch s {
+	case SourceSki:
+		return EventInject
+	case SourceUser:
+		return EventHostLoad
+	default:
+		return EventLoad
+	}
+}
+
+// MarkRecommended records that ski named skill id without injecting it.
+func (l *Ledger) MarkRecommended(id string, now time.Time) {
+	now = stamp(now)
+	if l.recommended == nil {
+		l.recommended = make(map[string]time.Time)
+	}
+	l.recommended[id] = now
+	l.log(Event{At: now, Kind: EventRecommend, ID: id, Source: SourceSki})
+}
+
+// Rearm forgets every loaded and recommended skill, as after a compaction
+// that dropped them from context, and logs a rearm event. The event log is
+// kept.
+func (l *Ledger) Rearm(now time.Time) {
+	now = stamp(now)
+	clear(l.loaded)
+	clear(l.recommended)
+	l.log(Event{At: now, Kind: EventRearm})
+}
+
+func (l *Ledger) log(e Event) {
+	l.events = append(l.events, e)
+	if n := len(l.events); n > MaxEvents {
+		// Copy, so the dropped events do not pin the backing array.
+		l.events = slices.Clone(l.events[n-MaxEvents:])
+	}
+	if e.At.After(l.updated) {
+		l.updated = e.At
+	}
+}
+
+// file is the on-disk form of a Ledger.
+type file struct {
+	Version     int                  `json:"version"`
+	SessionID   string               `json:"session_id"`
+	Loaded      map[string]Entry     `json:"loaded"`
+	Recommended map[string]time.Time `json:"recommended"`
+	Events      []Event              `json:"events"`
+	Updated     time.Time            `json:"updated"`
+}
+
+// MarshalJSON encodes the ledger in its file format.
+func (l *Ledger) MarshalJSON() ([]byte, error) {
+	f := file{
+		Version:     Version,
+		SessionID:   l.session,
+		Loaded:      l.loaded,
+		Recommended: l.recommended,
+		Events:      l.events,
+		Updated:     l.updated,
+	}
+	if f.Loaded == nil {
+		f.Loaded = map[string]Entry{}
+	}
+	if f.Recommended == nil {
+		f.Recommended = map[string]time.Time{}
+	}
+	if f.Events == nil {
+		f.Events = []Event{}
+	}
+	return json.Marshal(f)
+}
+
+// errForeign marks a file that parses as JSON but is not a ledger this
+// package can use.
+var errForeign = errors.New("not a ski ledger")
+
+// decode parses a ledger file.
+func decode(data []byte) (*Ledger, error) {
+	var f file
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	switch {
+	case f.Version == 0:
+		return nil, fmt.Errorf("%w: no version", errForeign)
+	case f.Version != Version:
+		return nil, fmt.Errorf("%w: version %d, want %d", errForeign, f.Version, Version)
+	case f.SessionID == "":
+		return nil, fmt.Errorf("%w: no session_id", errForeign)
+	}
+	l := &Ledger{
+		session:     f.SessionID,
+		loaded:      f.Loaded,
+		recommended: f.Recommended,
+		events:      f.Events,
+		updated:     f.Updated,
+	}
+	if n := len(l.events); n > MaxEvents {
+		l.events = slices.Clone(l.events[n-MaxEvents:])
+	}
+	return l, nil
+}
+
+// stamp is how times are kept: UTC, whole seconds (plain RFC 3339).
+func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }

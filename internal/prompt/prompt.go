@@ -1,0 +1,80 @@
+// Package prompt decides whether a prompt is the user's own words and turns
+// it into the text that is embedded: host control messages are skipped, and
+// pasted code, logs and stack traces are cut down to the words that say what
+// the user wants.
+package prompt
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxQueryChars bounds the cleaned text; models read a few hundred tokens.
+const MaxQueryChars = 2000
+
+// controlPrefixes start prompts that the host writes, not the user.
+var controlPrefixes = []string{"<task-notification>", "<system-reminder>", "<command-name>", "<local-command-stdout>"}
+
+// IsControl reports whether p is empty or a host control payload.
+func IsControl(p string) bool {
+	t := strings.TrimSpace(p)
+	if t == "" {
+		return true
+	}
+	for _, c := range controlPrefixes {
+		if strings.HasPrefix(t, c) {
+			return true
+		}
+	}
+	return false
+}
+
+var slashRe = regexp.MustCompile(`^/([A-Za-z0-9][A-Za-z0-9._:-]*)(?:\s+|$)`)
+
+// Slash splits a prompt that starts with a "/name" command into the name
+// and the rest of the prompt. ok is false when it does not start so.
+func Slash(p string) (name, rest string, ok bool) {
+	t := strings.TrimSpace(p)
+	m := slashRe.FindStringSubmatchIndex(t)
+	if m == nil {
+		return "", p, false
+	}
+	return t[m[2]:m[3]], strings.TrimSpace(t[m[1]:]), true
+}
+
+var (
+	fenceRe = regexp.MustCompile("(?s)```.*?(```|$)")
+	// noiseLine matches lines of logs and stack traces.
+	noiseLine = regexp.MustCompile(`^\s*(at\s+[\w$.<>]+\(|File ".*", line \d+|\S+\.(go|py|js|ts|java|rs|rb|c|cc|cpp):\d+|goroutine \d+|Traceback \(most recent call last\)|\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[\d{2}:\d{2}:\d{2}|#\d+\s+0x[0-9a-f]+)`)
+)
+
+// QueryText is the text to embed for prompt p: without a leading /command,
+// fenced code blocks or log and trace lines, trimmed to MaxQueryChars.
+func QueryText(p string) string {
+	if _, rest, ok := Slash(p); ok {
+		p = rest
+	}
+	p = fenceRe.ReplaceAllString(p, " ")
+	var kept []string
+	for _, line := range strings.Split(p, "\n") {
+		if noiseLine.MatchString(line) {
+			continue
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			kept = append(kept, line)
+		}
+	}
+	return Truncate(strings.Join(kept, "\n"), MaxQueryChars)
+}
+
+// Truncate cuts s to at most n bytes without splitting a UTF-8 sequence.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,188 @@
+// Package query is the prompt half of ski-embed: it reads host events,
+// skips host control messages, finds (or builds) the index for the event's
+// project and attaches the prompt's vector.
+package query
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/ndjson"
+	"github.com/skill-inject/ski/internal/prompt"
+	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+// Options configure a query run.
+type Options struct {
+	Host      string
+	IndexPath string // explicit index; "" means the automatic one per project
+	Model     string // model for an automatic index
+	CacheDir  string // ski's cache folder, for automatic indexes
+	Scan      scan.Options
+	MaxLine   int
+	Warn      func(string)
+	Now       func() time.Time
+}
+
+// Run reads events from in and writes query records to out.
+func Run(o Options, in io.Reader, out io.Writer) error {
+	r := ndjson.NewReader(in, "<stdin>", o.MaxLine)
+	w := ndjson.NewWriter(out)
+	q := &querier{o: o, embedders: map[string]embed.Embedder{}}
+	defer q.close()
+	for {
+		line, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		rec, err := q.one(line)
+		if err != nil {
+			return r.Errorf("%w", err)
+		}
+		if rec == nil {
+			continue
+		}
+		if err := w.WriteRaw(rec); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+type querier struct {
+	o         Options
+	embedders map[string]embed.Embedder
+}
+
+func (q *querier) close() {
+	for _, e := range q.embedders {
+		e.Close()
+	}
+}
+
+func (q *querier) embedder(model string) (embed.Embedder, error) {
+	if e, ok := q.embedders[model]; ok {
+		return e, nil
+	}
+	e, err := embed.Open(model)
+	if err != nil {
+		return nil, err
+	}
+	q.embedders[model] = e
+	return e, nil
+}
+
+// one turns an event line into a query line, or nil for a control message.
+func (q *querier) one(line []byte) ([]byte, error) {
+	p := gjson.GetBytes(line, "prompt")
+	if p.Type != gjson.String {
+		return nil, fmt.Errorf("event has no string field \"prompt\"")
+	}
+	if prompt.IsControl(p.Str) {
+		return nil, nil
+	}
+	cwd := gjson.GetBytes(line, "cwd").Str
+	path, model, err := q.locate(cwd)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := q.embedder(model)
+	if err != nil {
+		return nil, err
+	}
+	vecs, err := emb.Embed([]string{prompt.QueryText(p.Str)}, embed.Query)
+	if err != nil {
+		return nil, fmt.Errorf("embed prompt: %w", err)
+	}
+	sid := gjson.GetBytes(line, "session_id").Str
+	qid := gjson.GetBytes(line, "prompt_id").Str
+	if qid == "" {
+		sum := sha256.Sum256([]byte(sid + "\x00" + p.Str))
+		qid = "q-" + hex.EncodeToString(sum[:6])
+	}
+	out := line
+	for _, kv := range []struct {
+		key string
+		val any
+	}{
+		{"kind", record.KindQuery}, {"query_id", qid}, {"host", q.o.Host},
+		{"index", path}, {"model", model}, {"vector", vecs[0]},
+	} {
+		if out, err = sjson.SetBytes(out, kv.key, kv.val); err != nil {
+			return nil, fmt.Errorf("set %s: %w", kv.key, err)
+		}
+	}
+	return out, nil
+}
+
+// locate returns the index for an event from cwd and the model to embed the
+// prompt with, building the automatic index when it does not exist yet.
+func (q *querier) locate(cwd string) (path, model string, err error) {
+	if q.o.IndexPath != "" {
+		idx, err := vecfile.Read(q.o.IndexPath)
+		if err != nil {
+			return "", "", err
+		}
+		return q.o.IndexPath, idx.Header.Model, nil
+	}
+	so := q.o.Scan
+	if cwd != "" && filepath.IsAbs(cwd) {
+		so.Cwd = cwd
+	}
+	path = index.PathFor(q.o.CacheDir, q.o.Host, q.o.Model, RootPaths(scan.Roots(so)))
+	if old := index.ReadOld(path, q.o.Warn); old != nil {
+		return path, old.Header.Model, nil
+	}
+	if _, err := Rebuild(path, so, q.o.Model, q.o.Warn, q.o.Now()); err != nil {
+		return "", "", err
+	}
+	return path, q.o.Model, nil
+}
+
+// RootPaths lists the paths of roots.
+func RootPaths(roots []scan.Root) []string {
+	paths := make([]string, len(roots))
+	for i, r := range roots {
+		paths[i] = r.Path
+	}
+	return paths
+}
+
+// Rebuild scans the skills for so and brings the index at path up to date,
+// embedding only what changed.
+func Rebuild(path string, so scan.Options, model string, warn func(string), now time.Time) (index.Stats, error) {
+	res, err := scan.Scan(so)
+	if err != nil {
+		return index.Stats{}, fmt.Errorf("scan skills: %w", err)
+	}
+	emb, err := embed.Open(model)
+	if err != nil {
+		return index.Stats{}, err
+	}
+	defer emb.Close()
+	idx, stats, err := index.Build(res.Skills, index.ReadOld(path, warn), emb, now)
+	if err != nil {
+		return stats, err
+	}
+	idx.Header.Host = so.Host
+	idx.Header.Roots = RootPaths(scan.Roots(so))
+	if err := vecfile.Write(path, idx); err != nil {
+		return stats, err
+	}
+	return stats, nil
+}

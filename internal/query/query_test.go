@@ -1,0 +1,102 @@
+package query
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/scan"
+)
+
+func writeSkill(t *testing.T, root, id, desc string) {
+	t.Helper()
+	dir := filepath.Join(root, id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := "---\nname: " + filepath.Base(id) + "\ndescription: " + desc + "\n---\n# " + id + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func opts(t *testing.T, root string) Options {
+	return Options{
+		Host: "claude", Model: embed.LexicalID, CacheDir: t.TempDir(),
+		Scan: scan.Options{Host: "claude", Roots: []string{root}, Home: t.TempDir()},
+		Warn: func(msg string) { t.Log(msg) }, Now: time.Now,
+	}
+}
+
+func TestQueryBuildsIndexAndKeepsFields(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortems.")
+	o := opts(t, root)
+	in := `{"session_id":"s1","cwd":"/nowhere","prompt":"write a postmortem","transcript_path":"/t.jsonl","hook_event_name":"UserPromptSubmit"}` + "\n" +
+		`{"session_id":"s1","prompt":"<system-reminder>ignore</system-reminder>"}` + "\n" +
+		`{"session_id":"s1","prompt":"   "}` + "\n"
+	var out bytes.Buffer
+	if err := Run(o, strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("want one query (control and empty prompts skipped), got %d: %s", len(lines), out.String())
+	}
+	var q map[string]any
+	json.Unmarshal([]byte(lines[0]), &q)
+	if q["kind"] != "query" || q["transcript_path"] != "/t.jsonl" || q["model"] != embed.LexicalID ||
+		!strings.HasPrefix(q["query_id"].(string), "q-") || len(q["vector"].([]any)) != 1024 {
+		t.Fatalf("query record: %v", q)
+	}
+	if _, err := os.Stat(q["index"].(string)); err != nil {
+		t.Fatalf("automatic index not built: %v", err)
+	}
+}
+
+func TestPromptIDAndIndexOverride(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "a", "Alpha.")
+	o := opts(t, root)
+	in := `{"prompt":"alpha","prompt_id":"p-1","index":"/etc/passwd"}` + "\n"
+	var out bytes.Buffer
+	if err := Run(o, strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	var q map[string]any
+	json.Unmarshal(out.Bytes(), &q)
+	if q["query_id"] != "p-1" || q["index"] == "/etc/passwd" {
+		t.Fatalf("query_id or index not set by ski: %v", q)
+	}
+}
+
+func TestExplicitIndexMissing(t *testing.T) {
+	o := opts(t, t.TempDir())
+	o.IndexPath = filepath.Join(t.TempDir(), "none.skv")
+	err := Run(o, strings.NewReader(`{"prompt":"x"}`+"\n"), &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "line 1: open index") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRebuildIncremental(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "a", "Alpha.")
+	writeSkill(t, root, "b", "Beta.")
+	o := opts(t, root)
+	path := filepath.Join(t.TempDir(), "i.skv")
+	st, err := Rebuild(path, o.Scan, embed.LexicalID, o.Warn, time.Now())
+	if err != nil || st.Embedded != 2 {
+		t.Fatalf("first: %+v %v", st, err)
+	}
+	writeSkill(t, root, "b", "Beta, changed.")
+	st, err = Rebuild(path, o.Scan, embed.LexicalID, o.Warn, time.Now())
+	if err != nil || st.Embedded != 1 || st.Reused != 1 {
+		t.Fatalf("second: %+v %v", st, err)
+	}
+}

@@ -1,0 +1,257 @@
+// Package rank scores every skill of an index against each query: cosine
+// similarity, plus a boost for the skill's keywords and aliases appearing in
+// the prompt, plus explicit mentions, which outrank everything.
+package rank
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/mention"
+	"github.com/skill-inject/ski/internal/ndjson"
+	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+// MentionScore is added to a mentioned skill's score so it ranks first and
+// sets the top against which the others are measured.
+const MentionScore = 1.0
+
+// MaxKeywordHits caps how many keyword hits add to one skill's score.
+const MaxKeywordHits = 2
+
+// Options configure ranking.
+type Options struct {
+	IndexPath string // "" means the query record's "index" field
+	Top       int    // candidates per query; <= 0 means all
+	// KeywordBoost returns the boost per keyword hit for a model and the
+	// query's directory; nil means the model's calibrated default.
+	KeywordBoost func(model, cwd string) float64
+	MaxLine      int
+}
+
+// Run reads query records and writes candidate records.
+func Run(o Options, in io.Reader, out io.Writer) error {
+	r := ndjson.NewReader(in, "<stdin>", o.MaxLine)
+	w := ndjson.NewWriter(out)
+	indexes := map[string]*Catalog{}
+	for {
+		line, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		q, err := parseQuery(line)
+		if err != nil {
+			return r.Errorf("%w", err)
+		}
+		path := o.IndexPath
+		if path == "" {
+			path = q.index
+		}
+		if path == "" {
+			return r.Errorf("query has no \"index\" field and no --index was given")
+		}
+		cat, ok := indexes[path]
+		if !ok {
+			idx, err := vecfile.Read(path)
+			if err != nil {
+				return err
+			}
+			cat = NewCatalog(idx)
+			indexes[path] = cat
+		}
+		cands, err := cat.Rank(q, o)
+		if err != nil {
+			return r.Errorf("%w", err)
+		}
+		for _, c := range cands {
+			if err := w.Encode(c); err != nil {
+				return err
+			}
+		}
+	}
+	return w.Flush()
+}
+
+// Query is what ranking needs of a query record.
+type Query struct {
+	ID, SessionID, Cwd, Host, Model, Prompt string
+	Vector                                  []float32
+	index                                   string
+}
+
+func parseQuery(line []byte) (Query, error) {
+	get := func(k string) string { return gjson.GetBytes(line, k).Str }
+	if k := get("kind"); k != record.KindQuery {
+		return Query{}, fmt.Errorf("kind %q, want %q (pipe ski-embed --query into ski-rank)", k, record.KindQuery)
+	}
+	q := Query{ID: get("query_id"), SessionID: get("session_id"), Cwd: get("cwd"), Host: get("host"),
+		Model: get("model"), Prompt: get("prompt"), index: get("index")}
+	vec := gjson.GetBytes(line, "vector")
+	if !vec.IsArray() {
+		return Query{}, errors.New("query has no \"vector\" array")
+	}
+	for _, x := range vec.Array() {
+		q.Vector = append(q.Vector, float32(x.Float()))
+	}
+	return q, nil
+}
+
+// Catalog is an index prepared for ranking.
+type Catalog struct {
+	idx      *vecfile.Index
+	model    embed.Model
+	names    mention.Names
+	byName   map[string][]int // mentionable name -> entries
+	keywords [][]keyword
+}
+
+// keyword is one keyword, alias or tag and its whole-word matcher.
+type keyword struct {
+	word string
+	re   *regexp.Regexp
+}
+
+// NewCatalog prepares idx for ranking.
+func NewCatalog(idx *vecfile.Index) *Catalog {
+	c := &Catalog{idx: idx, names: mention.Names{}, byName: map[string][]int{}}
+	c.model, _ = embed.Lookup(idx.Header.Model)
+	for i, e := range idx.Entries {
+		s := e.Skill
+		for _, n := range uniq(s.Name, s.Invoke, lastSegment(s.ID)) {
+			n = strings.ToLower(n)
+			c.names[n] = true
+			c.byName[n] = append(c.byName[n], i)
+		}
+		var res []keyword
+		for _, k := range uniq(append(append(append([]string{}, s.Keywords...), s.Aliases...), s.Tags...)...) {
+			if k = strings.TrimSpace(strings.ToLower(k)); len(k) >= 2 {
+				res = append(res, keyword{k, regexp.MustCompile(`(?i)(^|[^\pL\pN_])` + regexp.QuoteMeta(k) + `($|[^\pL\pN_])`)})
+			}
+		}
+		c.keywords = append(c.keywords, res)
+	}
+	return c
+}
+
+// Rank scores every skill against q, best first, ties broken by id.
+func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
+	h := c.idx.Header
+	if q.Model != "" && q.Model != h.Model {
+		return nil, fmt.Errorf("query embedded with %q but the index holds %q vectors", q.Model, h.Model)
+	}
+	if len(q.Vector) != h.Dim {
+		return nil, fmt.Errorf("query vector has %d dims, index has %d", len(q.Vector), h.Dim)
+	}
+	boost := c.model.KeywordBoost
+	if o.KeywordBoost != nil {
+		boost = o.KeywordBoost(h.Model, q.Cwd)
+	}
+	mentioned := map[int]string{}
+	for _, m := range mention.Find(q.Prompt, c.names) {
+		for _, i := range c.byName[m.Name] {
+			if _, dup := mentioned[i]; !dup {
+				mentioned[i] = m.How
+			}
+		}
+	}
+	cands := make([]record.Candidate, 0, len(c.idx.Entries))
+	top := 0.0
+	for i, e := range c.idx.Entries {
+		cos := embed.Dot(q.Vector, e.Vector)
+		cd := c.candidate(q, e.Skill)
+		cd.Cosine = round(cos)
+		cd.Why = []string{fmt.Sprintf("cosine %.3f", cos)}
+		hits := 0
+		for _, k := range c.keywords[i] {
+			if hits < MaxKeywordHits && k.re.MatchString(q.Prompt) {
+				hits++
+				cd.Why = append(cd.Why, fmt.Sprintf("keyword %q +%.2f", k.word, boost))
+			}
+		}
+		cd.Boost = round(float64(hits) * boost)
+		score := cos + cd.Boost
+		if how, ok := mentioned[i]; ok {
+			cd.Mention = how
+			cd.Why = append(cd.Why, "mentioned ("+how+")")
+			if how != mention.Slash {
+				score += MentionScore
+			}
+		}
+		cd.Score = round(score)
+		if cd.Mention != mention.Slash && cd.Score > top {
+			top = cd.Score
+		}
+		cands = append(cands, cd)
+	}
+	sort.SliceStable(cands, func(a, b int) bool {
+		if cands[a].Score != cands[b].Score {
+			return cands[a].Score > cands[b].Score
+		}
+		return cands[a].ID < cands[b].ID
+	})
+	var out []record.Candidate
+	for _, cd := range cands {
+		keep := cd.Mention != "" || (cd.Score > 0 && (o.Top <= 0 || len(out) < o.Top))
+		if !keep {
+			continue
+		}
+		cd.TopScore = top
+		cd.Rank = len(out) + 1
+		out = append(out, cd)
+	}
+	return out, nil
+}
+
+func (c *Catalog) candidate(q Query, s record.Skill) record.Candidate {
+	return record.Candidate{
+		Kind: record.KindCandidate, QueryID: q.ID, SessionID: q.SessionID, Cwd: q.Cwd, Host: q.Host,
+		Model: c.idx.Header.Model, ID: s.ID, Name: s.Name, Invoke: s.Invoke, Path: s.Path, Dir: s.Dir,
+		DisableModelInvocation: s.DisableModelInvocation, AutoInject: s.AutoInject,
+		Affinity: nonNil(s.Affinity),
+	}
+}
+
+func round(x float64) float64 {
+	const p = 10000
+	if x < 0 {
+		return -float64(int64(-x*p+0.5)) / p
+	}
+	return float64(int64(x*p+0.5)) / p
+}
+
+func lastSegment(id string) string {
+	if i := strings.LastIndexByte(id, '/'); i >= 0 {
+		return id[i+1:]
+	}
+	return id
+}
+
+func uniq(xs ...string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if x != "" && !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}

@@ -1,0 +1,134 @@
+package rank
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+func testIndex(t *testing.T) string {
+	t.Helper()
+	skills := []record.Skill{
+		{ID: "writing/postmortem", Name: "postmortem", Invoke: "postmortem", Hash: "sha256:1",
+			Description: "Write blameless incident postmortems with a timeline and follow-up actions."},
+		{ID: "k8s/helm-chart", Name: "helm-chart", Invoke: "helm-chart", Hash: "sha256:2", Keywords: []string{"helm", "values.yaml"},
+			Description: "Create and lint Kubernetes charts."},
+		{ID: "debugging/systematic-debugging", Name: "systematic-debugging", Invoke: "systematic-debugging", Hash: "sha256:3",
+			Description: "Find the root cause of a bug or test failure before fixing it."},
+		{ID: "acme/commit", Name: "commit", Invoke: "acme:commit", Hash: "sha256:4", Scope: record.ScopePlugin,
+			Description: "Commit changes following the team's conventions."},
+	}
+	idx, _, err := index.Build(skills, nil, embed.NewLexical(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "i.skv")
+	if err := vecfile.Write(path, idx); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func rank(t *testing.T, path, prompt string, o Options) []record.Candidate {
+	t.Helper()
+	vec, _ := embed.NewLexical().Embed([]string{prompt}, embed.Query)
+	q, _ := json.Marshal(map[string]any{"kind": "query", "query_id": "q1", "session_id": "s", "prompt": prompt,
+		"model": embed.LexicalID, "index": path, "vector": vec[0]})
+	var out bytes.Buffer
+	if err := Run(o, bytes.NewReader(append(q, '\n')), &out); err != nil {
+		t.Fatal(err)
+	}
+	var cands []record.Candidate
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var c record.Candidate
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		cands = append(cands, c)
+	}
+	return cands
+}
+
+func TestRankOrderAndWhy(t *testing.T) {
+	path := testIndex(t)
+	c := rank(t, path, "write a blameless postmortem for the outage", Options{})
+	if len(c) == 0 || c[0].ID != "writing/postmortem" || c[0].Rank != 1 || c[0].TopScore != c[0].Score {
+		t.Fatalf("top candidate: %+v", c)
+	}
+	if len(c[0].Why) != 1 || !strings.HasPrefix(c[0].Why[0], "cosine 0.") {
+		t.Errorf("why: %v", c[0].Why)
+	}
+	for i := 1; i < len(c); i++ {
+		if c[i].Score > c[i-1].Score {
+			t.Errorf("not sorted: %v", c)
+		}
+	}
+}
+
+func TestKeywordBoost(t *testing.T) {
+	path := testIndex(t)
+	c := rank(t, path, "bump the replica count in values.yaml of our helm release", Options{})
+	if c[0].ID != "k8s/helm-chart" || c[0].Boost != 0.2 || len(c[0].Why) != 3 {
+		t.Fatalf("want two keyword hits on helm-chart: %+v", c[0])
+	}
+	fixed := func(string, string) float64 { return 0.5 }
+	c = rank(t, path, "helm", Options{KeywordBoost: fixed})
+	if c[0].Boost != 0.5 {
+		t.Fatalf("boost from options: %+v", c[0])
+	}
+}
+
+func TestMentions(t *testing.T) {
+	path := testIndex(t)
+	c := rank(t, path, "@systematic-debugging why is the sky blue", Options{Top: 1})
+	if c[0].ID != "debugging/systematic-debugging" || c[0].Mention != "at" || c[0].Score < MentionScore {
+		t.Fatalf("mention: %+v", c[0])
+	}
+	// A slash command names the skill but gets no bonus and sets no top.
+	c = rank(t, path, "/postmortem", Options{})
+	var slash *record.Candidate
+	for i := range c {
+		if c[i].Mention == "slash" {
+			slash = &c[i]
+		}
+	}
+	if slash == nil || slash.ID != "writing/postmortem" || slash.Score >= MentionScore {
+		t.Fatalf("slash: %+v", c)
+	}
+	// Plugin skills are mentioned by their invoke name too.
+	c = rank(t, path, "/acme:commit", Options{})
+	if c[0].Mention != "slash" || c[0].ID != "acme/commit" {
+		t.Fatalf("plugin slash: %+v", c)
+	}
+}
+
+func TestTop(t *testing.T) {
+	path := testIndex(t)
+	if c := rank(t, path, "write a postmortem and fix a bug in the chart", Options{Top: 1}); len(c) != 1 {
+		t.Fatalf("--top 1 gave %d", len(c))
+	}
+}
+
+func TestModelMismatch(t *testing.T) {
+	path := testIndex(t)
+	q := `{"kind":"query","query_id":"q","prompt":"x","model":"bge-small-en-v1.5","vector":[0.1]}` + "\n"
+	err := Run(Options{IndexPath: path}, strings.NewReader(q), &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "line 1: query embedded with") {
+		t.Fatalf("err = %v", err)
+	}
+	err = Run(Options{IndexPath: path}, strings.NewReader(`{"kind":"candidate"}`+"\n"), &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "pipe ski-embed --query into ski-rank") {
+		t.Fatalf("err = %v", err)
+	}
+}

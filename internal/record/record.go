@@ -1,0 +1,113 @@
+// Package record holds the NDJSON record types that flow between the ski
+// stages. docs/records.md is the schema reference; keep the two in step.
+package record
+
+// Kinds of record. Every line carries one in its "kind" field.
+const (
+	KindSkill     = "skill"     // ski-scan: a usable skill
+	KindError     = "error"     // ski-scan: a skill that could not be used
+	KindQuery     = "query"     // ski-embed --query: a prompt with its vector
+	KindCandidate = "candidate" // ski-rank: one skill scored against one query
+	KindSelection = "selection" // ski-select: a candidate with a decision
+)
+
+// Scopes a skill can come from, in order of precedence.
+const (
+	ScopeProject = "project"
+	ScopeUser    = "user"
+	ScopePlugin  = "plugin"
+	ScopeExtra   = "extra"
+)
+
+// Hosts ski knows.
+const (
+	HostClaude   = "claude"
+	HostOpencode = "opencode"
+)
+
+// Skill is one ski-scan line: a SKILL.md a host would see.
+type Skill struct {
+	Kind        string `json:"kind"`
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Invoke is the name the host invokes the skill by ("plugin:skill" for
+	// plugin skills, the name otherwise).
+	Invoke string `json:"invoke"`
+	Path   string `json:"path"`
+	Dir    string `json:"dir"`
+	Root   string `json:"root"`
+	Scope  string `json:"scope"`
+	Host   string `json:"host"`
+
+	Keywords []string `json:"keywords"`
+	Aliases  []string `json:"aliases"`
+	Tags     []string `json:"tags"`
+	// Affinity names skills this one declares complementary (seed 004).
+	Affinity []string `json:"affinity"`
+
+	DisableModelInvocation bool `json:"disable_model_invocation"`
+	UserInvocable          bool `json:"user_invocable"`
+	AutoInject             bool `json:"auto_inject"`
+
+	Hash  string `json:"hash"`  // "sha256:<hex>" of the SKILL.md bytes
+	Mtime string `json:"mtime"` // RFC 3339, UTC
+	Size  int64  `json:"size"`
+
+	// Shadows lists paths of lower-precedence skills with the same name.
+	Shadows []string `json:"shadows,omitempty"`
+}
+
+// ScanError is a ski-scan line for a skill that cannot be used.
+type ScanError struct {
+	Kind   string `json:"kind"` // KindError
+	Path   string `json:"path"`
+	Root   string `json:"root,omitempty"`
+	ID     string `json:"id,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Candidate is one ski-rank line: a skill scored against a query.
+type Candidate struct {
+	Kind      string `json:"kind"` // KindCandidate
+	QueryID   string `json:"query_id"`
+	SessionID string `json:"session_id"`
+	Cwd       string `json:"cwd"`
+	Host      string `json:"host"`
+	Model     string `json:"model"` // the embedder model that scored it
+
+	Rank   int    `json:"rank"`
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Invoke string `json:"invoke"`
+	Path   string `json:"path"`
+	Dir    string `json:"dir"`
+
+	Score    float64 `json:"score"`
+	Cosine   float64 `json:"cosine"`
+	Boost    float64 `json:"boost"`
+	TopScore float64 `json:"top_score"` // the query's best score, before any gate
+	// Mention is how the prompt named the skill: "slash", "at", "dollar",
+	// "phrase", "name" or "" when it did not.
+	Mention string   `json:"mention"`
+	Why     []string `json:"why"`
+
+	DisableModelInvocation bool     `json:"disable_model_invocation"`
+	AutoInject             bool     `json:"auto_inject"`
+	Affinity               []string `json:"affinity"`
+}
+
+// Decisions ski-select makes about a candidate.
+const (
+	DecisionInject    = "inject"     // put it in front of the model
+	DecisionRecommend = "recommend"  // name it in one line, do not inject
+	DecisionHostLoads = "host-loads" // the user invoked it with /name
+	DecisionDrop      = "drop"       // only with ski-select --all
+)
+
+// Selection is one ski-select line: a candidate and what to do with it.
+type Selection struct {
+	Candidate
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+}

@@ -1,0 +1,114 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/skill-inject/ski/internal/record"
+)
+
+func sel(id, decision string) record.Selection {
+	return record.Selection{Candidate: record.Candidate{Kind: record.KindSelection, QueryID: "q", ID: "x/" + id,
+		Name: id, Invoke: id, Path: "/skills/" + id + "/SKILL.md", Dir: "/skills/" + id}, Decision: decision, Reason: "r"}
+}
+
+func run(t *testing.T, o Options, sels ...record.Selection) string {
+	t.Helper()
+	var in bytes.Buffer
+	for _, s := range sels {
+		b, _ := json.Marshal(s)
+		in.Write(append(b, '\n'))
+	}
+	var out bytes.Buffer
+	if err := Run(o, &in, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+func opts(host string, s Settings) Options {
+	return Options{Host: host, Settings: func(string) (Settings, error) { return s, nil },
+		ReadBody: func(path, dir string) (string, []string, error) {
+			return "# Body of " + path + "\n\nDo the thing.", []string{"scripts/run.sh"}, nil
+		}}
+}
+
+func TestClaudeDirective(t *testing.T) {
+	out := run(t, opts("claude", Settings{Mode: "directive", Strength: "auto", Notify: true}),
+		sel("postmortem", "inject"), sel("helm", "recommend"), sel("gone", "drop"))
+	var p ClaudePayload
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	ctx := p.HookSpecificOutput.AdditionalContext
+	if p.HookSpecificOutput.HookEventName != "UserPromptSubmit" ||
+		!strings.Contains(ctx, `skill "postmortem" matches`) || !strings.Contains(ctx, `Skill tool (skill: "postmortem")`) ||
+		!strings.Contains(ctx, `not loaded: "helm"`) || strings.Contains(ctx, "gone") {
+		t.Errorf("context: %s", ctx)
+	}
+	if p.SystemMessage != "ski: injected postmortem" {
+		t.Errorf("systemMessage = %q", p.SystemMessage)
+	}
+}
+
+func TestOpencodeHard(t *testing.T) {
+	out := run(t, opts("opencode", Settings{Mode: "directive", Strength: "auto"}), sel("a", "inject"), sel("b", "inject"))
+	var p OpencodePayload
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(p.Skills, ",") != "x/a,x/b" || !strings.Contains(p.Inject, "MUST load") || !strings.Contains(p.Inject, `skill tool (name: "a")`) {
+		t.Errorf("payload %+v", p)
+	}
+}
+
+func TestNothingSelectedNoOutput(t *testing.T) {
+	if out := run(t, opts("claude", Settings{Mode: "directive"}), sel("a", "host-loads"), sel("b", "drop")); out != "" {
+		t.Errorf("want no output, got %q", out)
+	}
+}
+
+func TestBodyBudget(t *testing.T) {
+	o := opts("claude", Settings{Mode: "body", CharBudget: 30})
+	o.ReadBody = func(string, string) (string, []string, error) {
+		return strings.Repeat("é", 50), nil, nil
+	}
+	out := run(t, o, sel("a", "inject"))
+	var p ClaudePayload
+	json.Unmarshal([]byte(out), &p)
+	ctx := p.HookSpecificOutput.AdditionalContext
+	if !utf8.ValidString(ctx) || !strings.Contains(ctx, strings.Repeat("é", 30)+"\n[… truncated by ski: 30 of 50 characters shown") ||
+		strings.Contains(ctx, strings.Repeat("é", 31)) {
+		t.Errorf("context: %s", ctx)
+	}
+	if !strings.Contains(ctx, "Base directory for this skill: /skills/a") {
+		t.Errorf("no base directory: %s", ctx)
+	}
+}
+
+func TestReadBody(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	os.MkdirAll(filepath.Join(dir, "scripts", "deep", "deeper"), 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: demo\ndescription: d\n---\n\n# Demo\n!`rm -rf /`\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "scripts", "run.sh"), []byte("echo hi"), 0o644)
+	os.WriteFile(filepath.Join(dir, "scripts", "deep", "deeper", "x"), []byte(""), 0o644)
+	os.WriteFile(filepath.Join(dir, ".hidden"), []byte(""), 0o644)
+	body, files, err := ReadBody(filepath.Join(dir, "SKILL.md"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(body, "description") || !strings.Contains(body, "!`rm -rf /`") {
+		t.Errorf("body should be the text after frontmatter, unexpanded: %q", body)
+	}
+	if strings.Join(files, ",") != "scripts/run.sh" {
+		t.Errorf("files = %v", files)
+	}
+	if _, _, err := ReadBody(filepath.Join(dir, "scripts", "run.sh"), dir); err == nil {
+		t.Error("want an error for a file not named SKILL.md")
+	}
+}

@@ -1,0 +1,225 @@
+// Package vecfile reads and writes ski's index: a zstd-compressed, versioned,
+// model-tagged file holding each skill's record and vector.
+//
+// Layout inside the zstd stream (integers little-endian):
+//
+//	magic   "SKIVEC\n"
+//	version uint16
+//	header  uint32 length + JSON Header
+//	count × { uint32 length + JSON record.Skill, Dim × float32 }
+package vecfile
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/skill-inject/ski/internal/record"
+)
+
+// Version is the current file format version.
+const Version = 1
+
+const magic = "SKIVEC\n"
+
+// maxRecord bounds one skill record, so a corrupt length cannot make the
+// reader allocate gigabytes.
+const maxRecord = 4 << 20
+
+// ErrCorrupt marks a file that is not a readable index of this version.
+var ErrCorrupt = errors.New("not a valid ski index")
+
+// Header describes the whole file.
+type Header struct {
+	Model    string   `json:"model"`
+	Embedder string   `json:"embedder"` // backend that built it: lexical, onnx
+	Dim      int      `json:"dim"`
+	Count    int      `json:"count"`
+	Host     string   `json:"host,omitempty"`
+	Roots    []string `json:"roots,omitempty"`
+	Created  string   `json:"created"`
+}
+
+// Entry is one skill and its vector.
+type Entry struct {
+	Skill  record.Skill
+	Vector []float32
+}
+
+// Index is a whole file in memory.
+type Index struct {
+	Header  Header
+	Entries []Entry
+}
+
+// Read loads the index at path. A file that is not an index, is cut short,
+// or is of another version yields an error wrapping ErrCorrupt.
+func Read(path string) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	defer f.Close()
+	idx, err := Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", path, err)
+	}
+	return idx, nil
+}
+
+// Decode reads an index from r.
+func Decode(r io.Reader) (*Index, error) {
+	zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(256<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	defer zr.Close()
+	br := bufio.NewReader(zr)
+	idx, err := decode(br)
+	if err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return idx, nil
+}
+
+func decode(r *bufio.Reader) (*Index, error) {
+	head := make([]byte, len(magic))
+	if _, err := io.ReadFull(r, head); err != nil || string(head) != magic {
+		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
+	}
+	var version uint16
+	if err := binary.Read(r, binary.LittleEndian, &version); err != nil {
+		return nil, err
+	}
+	if version != Version {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, version, Version)
+	}
+	idx := &Index{}
+	if err := readJSON(r, &idx.Header); err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	h := idx.Header
+	if h.Dim <= 0 || h.Dim > 8192 || h.Count < 0 || h.Count > 1_000_000 {
+		return nil, fmt.Errorf("%w: implausible header dim=%d count=%d", ErrCorrupt, h.Dim, h.Count)
+	}
+	idx.Entries = make([]Entry, 0, h.Count)
+	raw := make([]byte, 4*h.Dim)
+	for i := 0; i < h.Count; i++ {
+		var e Entry
+		if err := readJSON(r, &e.Skill); err != nil {
+			return nil, fmt.Errorf("skill %d: %w", i, err)
+		}
+		if _, err := io.ReadFull(r, raw); err != nil {
+			return nil, fmt.Errorf("vector %d: %w", i, err)
+		}
+		e.Vector = make([]float32, h.Dim)
+		for j := range e.Vector {
+			e.Vector[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
+		}
+		idx.Entries = append(idx.Entries, e)
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		return nil, fmt.Errorf("%w: trailing data", ErrCorrupt)
+	}
+	return idx, nil
+}
+
+func readJSON(r io.Reader, v any) error {
+	var n uint32
+	if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
+		return err
+	}
+	if n > maxRecord {
+		return fmt.Errorf("%w: record of %d bytes", ErrCorrupt, n)
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return err
+	}
+	return json.Unmarshal(buf, v)
+}
+
+// Write stores idx at path atomically: a temporary file in the same
+// directory, synced, then renamed over the old one.
+func Write(path string, idx *Index) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create index dir: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".index-*.tmp")
+	if err != nil {
+		return fmt.Errorf("create index: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if err := Encode(tmp, idx); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write index: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sync index: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("close index: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("install index: %w", err)
+	}
+	return nil
+}
+
+// Encode writes idx to w. Header.Count and Header.Dim are set from the entries.
+func Encode(w io.Writer, idx *Index) error {
+	idx.Header.Count = len(idx.Entries)
+	for i, e := range idx.Entries {
+		if len(e.Vector) != idx.Header.Dim {
+			return fmt.Errorf("entry %d (%s): vector has %d dims, header says %d", i, e.Skill.ID, len(e.Vector), idx.Header.Dim)
+		}
+	}
+	var buf bytes.Buffer
+	buf.WriteString(magic)
+	binary.Write(&buf, binary.LittleEndian, uint16(Version))
+	if err := writeJSON(&buf, idx.Header); err != nil {
+		return err
+	}
+	raw := make([]byte, 4*idx.Header.Dim)
+	for _, e := range idx.Entries {
+		if err := writeJSON(&buf, e.Skill); err != nil {
+			return err
+		}
+		for j, x := range e.Vector {
+			binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(x))
+		}
+		buf.Write(raw)
+	}
+	zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(buf.Bytes()); err != nil {
+		zw.Close()
+		return err
+	}
+	return zw.Close()
+}
+
+func writeJSON(buf *bytes.Buffer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	binary.Write(buf, binary.LittleEndian, uint32(len(b)))
+	buf.Write(b)
+	return nil
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# hook-claude.sh prompt|observe|session-start — ski's Claude Code hooks.
+#   prompt         UserPromptSubmit: prints {"hookSpecificOutput":...} or nothing
+#   observe        PostToolUse (Read|Skill): records skills the model loaded
+#   session-start  SessionStart: incremental reindex; re-arms on compact
+# Reads the hook payload on stdin. Fail-open: any failure prints nothing and
+# exits 0; SKI_DEBUG=1 prints a one-line reason on stderr.
+SKI_HOST=claude
+. "$(dirname -- "${BASH_SOURCE[0]}")/hook-lib.sh" || exit 0
+ski_main

@@ -1,0 +1,79 @@
+# hook-lib.sh — the body of ski's host hooks, sourced by hook-claude.sh and
+# hook-opencode.sh after they set SKI_HOST. It composes the ski stages and is
+# fail-open: whatever goes wrong, it prints nothing and exits 0 (never 2,
+# which would block the prompt in Claude Code). With SKI_DEBUG=1 a one-line
+# reason goes to stderr; stage messages are appended to
+# $XDG_STATE_HOME/ski/hook.log.
+
+set -uo pipefail
+
+ski_mode=${1:-}
+ski_here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
+# Binaries: $SKI_BIN when set, else the repository's bin/ (where the README's
+# set-up builds them), else PATH.
+if [ -n "${SKI_BIN:-}" ]; then
+	PATH="$SKI_BIN:$PATH"
+elif [ -x "$ski_here/../bin/ski-rank" ]; then
+	PATH="$ski_here/../bin:$PATH"
+fi
+ski_state=${XDG_STATE_HOME:-${HOME:-/tmp}/.local/state}/ski
+ski_log=$ski_state/hook.log
+ski_timeout=${SKI_HOOK_TIMEOUT:-10}
+
+ski_fail() {
+	if [ "${SKI_DEBUG:-}" = 1 ]; then
+		local last=""
+		[ -r "$ski_log" ] && last=$(tail -n 1 "$ski_log" 2>/dev/null)
+		printf 'ski hook (%s %s): %s%s\n' "$SKI_HOST" "$ski_mode" "$1" "${last:+: $last}" >&3
+	fi
+	exit 0
+}
+
+# fd 3 keeps the host's stderr for the debug line; stage messages go to the log.
+exec 3>&2
+if { mkdir -p "$ski_state" && : >>"$ski_log"; } 2>/dev/null; then
+	exec 2>>"$ski_log"
+else
+	ski_log=/dev/null
+	exec 2>/dev/null
+fi
+
+ski_prompt() {
+	local out
+	out=$(timeout "$ski_timeout" ski-embed --query --host "$SKI_HOST" |
+		timeout "$ski_timeout" ski-rank |
+		timeout "$ski_timeout" ski-select |
+		timeout "$ski_timeout" ski-ledger record |
+		timeout "$ski_timeout" ski-render --host "$SKI_HOST") || ski_fail "pipeline failed"
+	case $out in
+	'') exit 0 ;;
+	'{'*'}') printf '%s\n' "$out" ;;
+	*) ski_fail "unexpected output" ;;
+	esac
+}
+
+ski_observe() {
+	timeout "$ski_timeout" ski-ledger observe --host "$SKI_HOST" >/dev/null || ski_fail "observe failed"
+}
+
+ski_session_start() {
+	local payload
+	payload=$(cat) || ski_fail "cannot read stdin"
+	# Keep the log from growing without bound.
+	if [ -f "$ski_log" ] && [ "$(wc -c <"$ski_log")" -gt 1048576 ]; then
+		: >"$ski_log"
+	fi
+	printf '%s\n' "$payload" | timeout "$ski_timeout" ski-ledger rearm >/dev/null || ski_fail "rearm failed"
+	printf '%s\n' "$payload" | timeout "$ski_timeout" ski-embed --refresh --host "$SKI_HOST" >/dev/null || ski_fail "reindex failed"
+}
+
+ski_main() {
+	command -v ski-rank >/dev/null 2>&1 || ski_fail "ski binaries not found (run the README set-up)"
+	case $ski_mode in
+	prompt) ski_prompt ;;
+	observe) ski_observe ;;
+	session-start) ski_session_start ;;
+	*) ski_fail "usage: hook-$SKI_HOST.sh prompt|observe|session-start" ;;
+	esac
+	exit 0
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# test.sh — run every check and test: what CI runs (.ci/run calls this).
+set -euo pipefail
+cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
+export SKI_SHARED=${SKI_SHARED:-$(cd .. && pwd)/shared}
+
+scripts/setup.sh
+
+echo "== gofmt" >&2
+unformatted=$(gofmt -l cmd internal e2e 2>/dev/null || true)
+if [ -n "$unformatted" ]; then
+	echo "gofmt: these files need formatting:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+
+echo "== go vet" >&2
+go vet ./...
+
+echo "== staticcheck" >&2
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+echo "== go test" >&2
+go test -count=1 ./...
