@@ -11,7 +11,9 @@ const (
 	KindSelection = "selection" // ski-select: a candidate with a decision
 )
 
-// Scopes a skill can come from, in order of precedence.
+// Scopes a skill can come from. Which wins a name clash depends on the host
+// (scan.Precedence): Claude Code lets a user skill override a project one,
+// opencode the other way round.
 const (
 	ScopeProject = "project"
 	ScopeUser    = "user"
