@@ -220,15 +220,18 @@ func TestCorruptLedger(t *testing.T) {
 
 func TestMissingBinariesFailOpen(t *testing.T) {
 	w := newWorld(t)
-	empty := t.TempDir()
-	w.extra = []string{"SKI_BIN=" + empty, "PATH=/usr/bin:/bin", "SKI_DEBUG=1"}
-	r := w.run(w.payload("claude-prompt.json"), filepath.Join(repo, "scripts", "hook-claude.sh"), "prompt")
-	// The repository's bin/ may hold binaries from the set-up; only check
-	// fail-open behaviour when it does not.
-	if _, err := os.Stat(filepath.Join(repo, "bin", "ski-rank")); err == nil {
-		t.Logf("bin/ exists; hook output %q", r.stdout)
-		return
+	// A copy of the scripts with no bin/ beside them, and no ski on PATH.
+	scripts := filepath.Join(t.TempDir(), "scripts")
+	os.Mkdir(scripts, 0o755)
+	for _, f := range []string{"hook-claude.sh", "hook-lib.sh"} {
+		b, err := os.ReadFile(filepath.Join(repo, "scripts", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(scripts, f), b, 0o755)
 	}
+	w.extra = []string{"SKI_BIN=", "PATH=/usr/bin:/bin", "SKI_DEBUG=1"}
+	r := w.run(w.payload("claude-prompt.json"), filepath.Join(scripts, "hook-claude.sh"), "prompt")
 	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "ski binaries not found") {
 		t.Fatalf("want silent exit 0 with a debug reason, got %+v", r)
 	}

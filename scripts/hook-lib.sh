@@ -20,10 +20,14 @@ ski_state=${XDG_STATE_HOME:-${HOME:-/tmp}/.local/state}/ski
 ski_log=$ski_state/hook.log
 ski_timeout=${SKI_HOOK_TIMEOUT:-10}
 
+# ski_fail REASON [with-log]: give up silently; under SKI_DEBUG=1 say why on
+# the host's stderr, with the last line a stage logged when asked.
 ski_fail() {
 	if [ "${SKI_DEBUG:-}" = 1 ]; then
 		local last=""
-		[ -r "$ski_log" ] && last=$(tail -n 1 "$ski_log" 2>/dev/null)
+		if [ "${2:-}" = with-log ] && [ -r "$ski_log" ]; then
+			last=$(tail -n 1 "$ski_log" 2>/dev/null)
+		fi
 		printf 'ski hook (%s %s): %s%s\n' "$SKI_HOST" "$ski_mode" "$1" "${last:+: $last}" >&3
 	fi
 	exit 0
@@ -44,7 +48,7 @@ ski_prompt() {
 		timeout "$ski_timeout" ski-rank |
 		timeout "$ski_timeout" ski-select |
 		timeout "$ski_timeout" ski-ledger record |
-		timeout "$ski_timeout" ski-render --host "$SKI_HOST") || ski_fail "pipeline failed"
+		timeout "$ski_timeout" ski-render --host "$SKI_HOST") || ski_fail "pipeline failed" with-log
 	case $out in
 	'') exit 0 ;;
 	'{'*'}') printf '%s\n' "$out" ;;
@@ -53,7 +57,7 @@ ski_prompt() {
 }
 
 ski_observe() {
-	timeout "$ski_timeout" ski-ledger observe --host "$SKI_HOST" >/dev/null || ski_fail "observe failed"
+	timeout "$ski_timeout" ski-ledger observe --host "$SKI_HOST" >/dev/null || ski_fail "observe failed" with-log
 }
 
 ski_session_start() {
@@ -63,8 +67,8 @@ ski_session_start() {
 	if [ -f "$ski_log" ] && [ "$(wc -c <"$ski_log")" -gt 1048576 ]; then
 		: >"$ski_log"
 	fi
-	printf '%s\n' "$payload" | timeout "$ski_timeout" ski-ledger rearm >/dev/null || ski_fail "rearm failed"
-	printf '%s\n' "$payload" | timeout "$ski_timeout" ski-embed --refresh --host "$SKI_HOST" >/dev/null || ski_fail "reindex failed"
+	printf '%s\n' "$payload" | timeout "$ski_timeout" ski-ledger rearm >/dev/null || ski_fail "rearm failed" with-log
+	printf '%s\n' "$payload" | timeout "$ski_timeout" ski-embed --refresh --host "$SKI_HOST" >/dev/null || ski_fail "reindex failed" with-log
 }
 
 ski_main() {
