@@ -112,6 +112,15 @@ func (o Options) decide(cands []record.Candidate) ([]record.Selection, error) {
 			return nil, fmt.Errorf("session %q: %w", first.SessionID, err)
 		}
 	}
+	return Decide(cands, set, seen), nil
+}
+
+// Decide applies the gates to one query's candidates, given in rank order,
+// with the settings in force and what the session has already seen.
+func Decide(cands []record.Candidate, set Settings, seen Seen) []record.Selection {
+	if seen == nil {
+		seen = nothingSeen{}
+	}
 	sels := make([]record.Selection, len(cands))
 	injected := map[string]bool{}
 	nInject, nRecommend := 0, 0
@@ -138,7 +147,7 @@ func (o Options) decide(cands []record.Candidate) ([]record.Selection, error) {
 		}
 		sels[i] = record.Selection{Candidate: c, Decision: decision, Reason: reason}
 	}
-	return sels, nil
+	return sels
 }
 
 // gate decides one candidate on its own; caps are applied by decide.

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/config"
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/eval"
+	"github.com/skill-inject/ski/internal/gate"
+	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/rank"
+	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+func main() { os.Exit(cli.Main("ski-eval", cli.OSEnv(), run)) }
+
+func run(env cli.Env) error {
+	fs := cli.NewFlags("ski-eval", usage, env)
+	tsv := fs.String("tsv", "", "labelled prompts `file` (required)")
+	var roots cli.StringList
+	fs.Var(&roots, "root", "skills root `dir` (required, repeatable)")
+	model := fs.String("model", embed.DefaultModel(), "model `id`")
+	indexPath := fs.String("index", "", "keep the skill vectors in this `file` between runs (rebuilt when stale)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	plot := fs.String("plot", "", "draw score distributions and thresholds into this SVG `file`")
+	misses := fs.Bool("misses", false, "list the rows that went wrong")
+	minSim := fs.Float64("min-similarity", -1, "override min_similarity")
+	injectSim := fs.Float64("inject-similarity", -1, "override inject_similarity")
+	margin := fs.Float64("score-margin", -1, "override score_margin")
+	boost := fs.Float64("keyword-boost", -1, "override keyword_boost")
+	maxSkills := fs.Int("max-skills", config.DefaultMaxSkills, "override max_skills")
+	if err := cli.Parse(fs, env); err != nil {
+		return err
+	}
+	if *tsv == "" || len(roots) == 0 {
+		return cli.Usagef("--tsv and --root are required")
+	}
+	m, err := embed.Lookup(*model)
+	if err != nil {
+		return cli.Usagef("--model: %v", err)
+	}
+	f, err := os.Open(*tsv)
+	if err != nil {
+		return err
+	}
+	cases, err := eval.ReadTSV(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", *tsv, err)
+	}
+	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-eval: warning: %s\n", msg) }
+	res, err := scan.Scan(scan.Options{Host: record.HostClaude, Roots: roots, Warn: warn})
+	if err != nil {
+		return err
+	}
+	emb, err := embed.Open(*model)
+	if err != nil {
+		return err
+	}
+	defer emb.Close()
+	var old *vecfile.Index
+	if *indexPath != "" {
+		old = index.ReadOld(*indexPath, warn)
+	}
+	start := time.Now()
+	idx, stats, err := index.Build(res.Skills, old, emb, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "ski-eval: %d skills (%s) in %v\n", len(res.Skills), stats, time.Since(start).Round(time.Millisecond))
+	if *indexPath != "" && stats.Embedded+stats.Removed > 0 {
+		if err := vecfile.Write(*indexPath, idx); err != nil {
+			return err
+		}
+	}
+	pick := func(flag, def float64) float64 {
+		if flag >= 0 {
+			return flag
+		}
+		return def
+	}
+	set := gate.Settings{
+		MinSimilarity:    pick(*minSim, m.MinSimilarity),
+		InjectSimilarity: pick(*injectSim, m.InjectSimilarity),
+		ScoreMargin:      pick(*margin, m.ScoreMargin),
+		MaxSkills:        *maxSkills,
+	}
+	kb := pick(*boost, m.KeywordBoost)
+	p := eval.Pipeline{Embedder: emb, Index: idx, Gate: set,
+		Rank: rank.Options{Top: 10, KeywordBoost: func(string, string) float64 { return kb }}}
+	start = time.Now()
+	outs, err := p.Run(cases)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "ski-eval: %d prompts in %v\n", len(cases), time.Since(start).Round(time.Millisecond))
+	report := eval.NewReport(*model, len(res.Skills), outs)
+	if *plot != "" {
+		pf, err := os.Create(*plot)
+		if err != nil {
+			return err
+		}
+		title := fmt.Sprintf("%s: best score per prompt, %d prompts, %d skills", *model, len(cases), len(res.Skills))
+		if err := eval.Plot(pf, title, outs, set.MinSimilarity, set.InjectSimilarity); err != nil {
+			pf.Close()
+			return err
+		}
+		if err := pf.Close(); err != nil {
+			return err
+		}
+	}
+	if *misses {
+		eval.WriteMisses(env.Stderr, outs)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	}
+	return report.WriteText(env.Stdout)
+}

@@ -1,0 +1,70 @@
+package eval
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/skill-inject/ski/internal/record"
+)
+
+const tsv = "category\tprompt\texpected\tnotes\n" +
+	"direct\twrite a postmortem\ta/pm\t\n" +
+	"indirect\tsite is down, write it up and plan the fix\ta/pm|b/pm2,c/plan\t\n" +
+	"negative\they\t-\tchit-chat\n" +
+	"mention\t/pm\ta/pm\t\n"
+
+func TestReadTSV(t *testing.T) {
+	cases, err := ReadTSV(strings.NewReader(tsv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 4 || len(cases[1].Groups) != 2 || len(cases[1].Groups[0]) != 2 || cases[2].Groups != nil || cases[1].Line != 3 {
+		t.Fatalf("cases: %+v", cases)
+	}
+	if _, err := ReadTSV(strings.NewReader("h\nweird\tx\t-\n")); err == nil || !strings.Contains(err.Error(), "line 2: category") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func sel(id, decision, how string, score float64) record.Selection {
+	return record.Selection{Candidate: record.Candidate{ID: id, Mention: how, Score: score}, Decision: decision}
+}
+
+func TestScoreAndSummarise(t *testing.T) {
+	cases, _ := ReadTSV(strings.NewReader(tsv))
+	outs := []Outcome{
+		Score(cases[0], []record.Selection{sel("a/pm", "inject", "", 0.8), sel("x", "drop", "", 0.3)}),
+		Score(cases[1], []record.Selection{sel("b/pm2", "inject", "", 0.7), sel("z", "inject", "", 0.6)}),
+		Score(cases[2], []record.Selection{sel("z", "inject", "", 0.5)}),
+		Score(cases[3], []record.Selection{sel("a/pm", "host-loads", "slash", 0.1)}),
+	}
+	if !outs[0].Right || outs[1].Right || outs[1].Covered != 1 || outs[1].Correct != 1 || outs[2].Right || !outs[3].Right {
+		t.Fatalf("verdicts: %+v", outs)
+	}
+	m := Summarise(outs)
+	// Positives: rows 0, 1 and 3. Recall (1 + 0.5 + 1) / 3; precision 2 of 3 injected.
+	if m.N != 4 || m.Top1 != 1 || abs(m.GatedRecall-2.5/3) > 1e-9 || abs(m.Precision-2.0/3) > 1e-9 || m.FalseInjection != 1 || m.Right != 0.5 {
+		t.Fatalf("metrics: %+v", m)
+	}
+	if abs(m.HostValue-(2.5/3-0.15)) > 1e-9 {
+		t.Fatalf("host value %v", m.HostValue)
+	}
+	r := NewReport("m", 3, outs)
+	var buf bytes.Buffer
+	r.WriteText(&buf)
+	if !strings.Contains(buf.String(), "negative") || !strings.Contains(buf.String(), "host-value") {
+		t.Fatalf("report:\n%s", buf.String())
+	}
+	buf.Reset()
+	if err := Plot(&buf, "t <x>", outs, 0.2, 0.3); err != nil || !strings.Contains(buf.String(), "<svg") || !strings.Contains(buf.String(), "t &lt;x&gt;") {
+		t.Fatalf("plot: %v", err)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

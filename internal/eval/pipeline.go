@@ -1,0 +1,43 @@
+package eval
+
+import (
+	"fmt"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/gate"
+	"github.com/skill-inject/ski/internal/prompt"
+	"github.com/skill-inject/ski/internal/rank"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+// Pipeline is ski's prompt path in one process: embed, rank, gate. The
+// session ledger is left out: every case is a fresh session.
+type Pipeline struct {
+	Embedder embed.Embedder
+	Index    *vecfile.Index
+	Rank     rank.Options
+	Gate     gate.Settings
+}
+
+// Run scores every case.
+func (p Pipeline) Run(cases []Case) ([]Outcome, error) {
+	texts := make([]string, len(cases))
+	for i, c := range cases {
+		texts[i] = prompt.QueryText(c.Prompt)
+	}
+	vecs, err := p.Embedder.Embed(texts, embed.Query)
+	if err != nil {
+		return nil, fmt.Errorf("embed prompts: %w", err)
+	}
+	cat := rank.NewCatalog(p.Index)
+	outs := make([]Outcome, len(cases))
+	for i, c := range cases {
+		q := rank.Query{ID: fmt.Sprint(c.Line), Prompt: c.Prompt, Model: p.Index.Header.Model, Vector: vecs[i]}
+		cands, err := cat.Rank(q, p.Rank)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", c.Line, err)
+		}
+		outs[i] = Score(c, gate.Decide(cands, p.Gate, nil))
+	}
+	return outs, nil
+}
