@@ -3,8 +3,6 @@
 package gate
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -51,13 +49,8 @@ type Options struct {
 func Run(o Options, in io.Reader, out io.Writer) error {
 	r := ndjson.NewReader(in, "<stdin>", o.MaxLine)
 	w := newWriter(out, o.Table)
-	var group []record.Candidate
-	flush := func() error {
-		if len(group) == 0 {
-			return nil
-		}
+	err := record.EachQuery(r, record.KindCandidate, "ski-rank", func(group []record.Candidate) error {
 		sels, err := o.decide(group)
-		group = group[:0]
 		if err != nil {
 			return err
 		}
@@ -70,30 +63,8 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 			}
 		}
 		return nil
-	}
-	for {
-		line, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		var c record.Candidate
-		if err := json.Unmarshal(line, &c); err != nil {
-			return r.Errorf("decode candidate: %w", err)
-		}
-		if c.Kind != record.KindCandidate {
-			return r.Errorf("kind %q, want %q (pipe ski-rank into ski-select)", c.Kind, record.KindCandidate)
-		}
-		if len(group) > 0 && group[0].QueryID != c.QueryID {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		group = append(group, c)
-	}
-	if err := flush(); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	return w.flush()

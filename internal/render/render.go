@@ -5,8 +5,6 @@
 package render
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -38,41 +36,14 @@ type Options struct {
 func Run(o Options, in io.Reader, out io.Writer) error {
 	r := ndjson.NewReader(in, "<stdin>", o.MaxLine)
 	w := ndjson.NewWriter(out)
-	var group []record.Selection
-	flush := func() error {
-		if len(group) == 0 {
-			return nil
-		}
+	err := record.EachQuery(r, record.KindSelection, "ski-select", func(group []record.Selection) error {
 		payload, err := o.payload(group)
-		group = group[:0]
 		if err != nil || payload == nil {
 			return err
 		}
 		return w.Encode(payload)
-	}
-	for {
-		line, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		var s record.Selection
-		if err := json.Unmarshal(line, &s); err != nil {
-			return r.Errorf("decode selection: %w", err)
-		}
-		if s.Kind != record.KindSelection {
-			return r.Errorf("kind %q, want %q (pipe ski-select into ski-render)", s.Kind, record.KindSelection)
-		}
-		if len(group) > 0 && group[0].QueryID != s.QueryID {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		group = append(group, s)
-	}
-	if err := flush(); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	return w.Flush()
