@@ -2,9 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -91,18 +89,11 @@ func buildIndex(env cli.Env, path, model string, maxLine int, warn func(string))
 	r := ndjson.NewReader(env.Stdin, "<stdin>", maxLine)
 	var skills []record.Skill
 	errs := 0
-	for {
-		line, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	if err := r.Each(func(line []byte) error {
 		switch k := gjson.GetBytes(line, "kind").Str; k {
 		case record.KindError:
 			errs++
-			continue
+			return nil
 		case record.KindSkill:
 		default:
 			return r.Errorf("kind %q, want %q (pipe ski-scan into ski-embed --index)", k, record.KindSkill)
@@ -115,6 +106,9 @@ func buildIndex(env cli.Env, path, model string, maxLine int, warn func(string))
 			return r.Errorf("skill record needs id and hash")
 		}
 		skills = append(skills, s)
+		return nil
+	}); err != nil {
+		return err
 	}
 	old := index.ReadOld(path, warn)
 	if old != nil && old.Header.Model != model {
@@ -147,14 +141,7 @@ func buildIndex(env cli.Env, path, model string, maxLine int, warn func(string))
 func refreshAll(env cli.Env, so scan.Options, cacheDir, model string, maxLine int, warn func(string)) error {
 	r := ndjson.NewReader(env.Stdin, "<stdin>", maxLine)
 	w := ndjson.NewWriter(env.Stdout)
-	for {
-		line, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	if err := r.Each(func(line []byte) error {
 		o := so
 		if cwd := gjson.GetBytes(line, "cwd").Str; filepath.IsAbs(cwd) {
 			o.Cwd = cwd
@@ -168,6 +155,9 @@ func refreshAll(env cli.Env, so scan.Options, cacheDir, model string, maxLine in
 			Count: stats.Embedded + stats.Reused, Embedded: stats.Embedded, Reused: stats.Reused, Removed: stats.Removed}); err != nil {
 			return err
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	return w.Flush()
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
@@ -178,32 +177,28 @@ func Observe(s *Store, in Input, opts ObserveOptions) ([]Mark, error) {
 	r := in.reader(in.R)
 	catalogs := make(map[string][]record.Skill)
 	var marks []Mark
-	for {
-		line, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := r.Each(func(line []byte) error {
 		obs, ok, err := ParseObservation(opts.Host, line)
 		if err != nil {
-			return nil, r.Errorf("%w", err)
+			return r.Errorf("%w", err)
 		}
 		if !ok {
-			continue
+			return nil
 		}
 		skills, seen := catalogs[obs.Cwd]
 		if !seen {
 			skills, err = opts.Catalog(obs.Cwd)
 			if err != nil {
-				return nil, r.Errorf("list skills: %w", err)
+				return r.Errorf("list skills: %w", err)
 			}
 			catalogs[obs.Cwd] = skills
 		}
 		if sk, ok := Match(skills, obs); ok {
 			marks = append(marks, Mark{Session: obs.Session, Event: EventLoad, ID: sk.ID})
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if err := s.Apply(marks); err != nil {
 		return nil, err

@@ -97,21 +97,17 @@ func Record(s *Store, in Input, out io.Writer) ([]Mark, error) {
 	var raw bytes.Buffer
 	r := in.reader(io.TeeReader(in.R, &raw))
 	var marks []Mark
-	for {
-		line, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := r.Each(func(line []byte) error {
 		m, ok, err := selectionMark(line)
 		if err != nil {
-			return nil, r.Errorf("%w", err)
+			return r.Errorf("%w", err)
 		}
 		if ok {
 			marks = append(marks, m)
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if err := s.Apply(marks); err != nil {
 		return nil, err
@@ -161,30 +157,26 @@ func selectionMark(line []byte) (Mark, bool, error) {
 func RearmPayloads(s *Store, in Input) ([]Mark, error) {
 	r := in.reader(in.R)
 	var marks []Mark
-	for {
-		line, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	if err := r.Each(func(line []byte) error {
 		var p struct {
 			SessionID  string `json:"session_id"`
 			SessionID2 string `json:"sessionID"`
 			Source     string `json:"source"`
 		}
 		if err := json.Unmarshal(line, &p); err != nil {
-			return nil, r.Errorf("decode payload: %w", err)
+			return r.Errorf("decode payload: %w", err)
 		}
 		if p.Source != "compact" {
-			continue
+			return nil
 		}
 		session := cmp.Or(p.SessionID, p.SessionID2)
 		if session == "" {
-			return nil, r.Errorf("compact payload has no session_id")
+			return r.Errorf("compact payload has no session_id")
 		}
 		marks = append(marks, Mark{Session: session, Event: EventRearm})
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	if err := s.Apply(marks); err != nil {
 		return nil, err

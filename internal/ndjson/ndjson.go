@@ -140,3 +140,20 @@ func (w *Writer) Flush() error {
 	}
 	return nil
 }
+
+// Each calls fn with every record line until the stream ends, stopping at
+// the first error from the stream or from fn.
+func (r *Reader) Each(fn func(line []byte) error) error {
+	for {
+		line, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(line); err != nil {
+			return err
+		}
+	}
+}

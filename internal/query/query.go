@@ -6,7 +6,6 @@ package query
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -42,24 +41,20 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 	w := ndjson.NewWriter(out)
 	q := &querier{o: o, embedders: map[string]embed.Embedder{}}
 	defer q.close()
-	for {
-		line, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	if err := r.Each(func(line []byte) error {
 		rec, err := q.one(line)
 		if err != nil {
 			return r.Errorf("%w", err)
 		}
 		if rec == nil {
-			continue
+			return nil
 		}
 		if err := w.WriteRaw(rec); err != nil {
 			return err
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	return w.Flush()
 }

@@ -42,14 +42,7 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 	r := ndjson.NewReader(in, "<stdin>", o.MaxLine)
 	w := ndjson.NewWriter(out)
 	indexes := map[string]*Catalog{}
-	for {
-		line, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	if err := r.Each(func(line []byte) error {
 		q, err := parseQuery(line)
 		if err != nil {
 			return r.Errorf("%w", err)
@@ -79,6 +72,9 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 				return err
 			}
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	return w.Flush()
 }

@@ -2,8 +2,6 @@ package record
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 
 	"github.com/skill-inject/ski/internal/ndjson"
 )
@@ -22,14 +20,7 @@ func (c Candidate) query() string { return c.QueryID }
 // this one, for the error message about a record of the wrong kind.
 func EachQuery[T Queried](r *ndjson.Reader, want, from string, fn func([]T) error) error {
 	var group []T
-	for {
-		line, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	if err := r.Each(func(line []byte) error {
 		var rec T
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return r.Errorf("decode %s: %w", want, err)
@@ -44,6 +35,9 @@ func EachQuery[T Queried](r *ndjson.Reader, want, from string, fn func([]T) erro
 			group = nil
 		}
 		group = append(group, rec)
+		return nil
+	}); err != nil {
+		return err
 	}
 	if len(group) == 0 {
 		return nil
