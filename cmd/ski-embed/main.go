@@ -13,6 +13,7 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/ndjson"
+	_ "github.com/skill-inject/ski/internal/onnx" // registers the ONNX models
 	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
@@ -30,6 +31,7 @@ func run(env cli.Env) error {
 	refresh := fs.Bool("refresh", false, "bring the automatic index of each event's project up to date")
 	host := fs.String("host", record.HostClaude, "host whose skill roots are used: claude or opencode")
 	model := fs.String("model", "", "model `id` for a new index (default from config, else "+embed.DefaultModel()+")")
+	runtime := fs.String("onnxruntime", "", "ONNX Runtime shared library `file` (default: config onnxruntime, $ONNXRUNTIME_SHARED_LIBRARY_PATH, beside the executable, $XDG_DATA_HOME/ski/runtime, the system loader path)")
 	maxLine := fs.Int("max-line", 512<<10, "longest input line in `bytes` (a longer prompt is refused)")
 	if err := cli.Parse(fs, env); err != nil {
 		return err
@@ -60,17 +62,22 @@ func run(env cli.Env) error {
 		return cli.Usagef("--model: %v", err)
 	}
 	so := scan.FromEnv(env.Getenv, *host, cwd, res.Config(cwd).ExtraRoots, warn)
-	switch {
-	case *queryMode:
+	eenv := embed.Env{Getenv: env.Getenv, Runtime: *runtime}
+	if eenv.Runtime == "" {
+		eenv.Runtime = res.Config(cwd).OnnxRuntime
+	}
+	if *queryMode {
 		return query.Run(query.Options{
-			Host: *host, IndexPath: *indexPath, Model: *model, CacheDir: dirs.Cache,
+			Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
 			Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now,
 		}, env.Stdin, env.Stdout)
-	case *refresh:
-		return refreshAll(env, so, dirs.Cache, *model, *maxLine, warn)
-	default:
-		return buildIndex(env, *indexPath, *model, *maxLine, warn)
 	}
+	emb := embed.OpenOrLexical(*model, eenv, warn)
+	defer emb.Close()
+	if *refresh {
+		return refreshAll(env, so, dirs.Cache, emb, *maxLine, warn)
+	}
+	return buildIndex(env, *indexPath, emb, *maxLine, warn)
 }
 
 // indexLine is the summary record --index and --refresh print.
@@ -85,7 +92,8 @@ type indexLine struct {
 	Errors   int    `json:"errors"`
 }
 
-func buildIndex(env cli.Env, path, model string, maxLine int, warn func(string)) error {
+func buildIndex(env cli.Env, path string, emb embed.Embedder, maxLine int, warn func(string)) error {
+	model := emb.Model().ID
 	r := ndjson.NewReader(env.Stdin, "<stdin>", maxLine)
 	var skills []record.Skill
 	errs := 0
@@ -114,11 +122,6 @@ func buildIndex(env cli.Env, path, model string, maxLine int, warn func(string))
 	if old != nil && old.Header.Model != model {
 		warn(fmt.Sprintf("index was built with %s; rebuilding it with %s", old.Header.Model, model))
 	}
-	emb, err := embed.Open(model)
-	if err != nil {
-		return err
-	}
-	defer emb.Close()
 	idx, stats, err := index.Build(skills, old, emb, time.Now())
 	if err != nil {
 		return err
@@ -138,7 +141,8 @@ func buildIndex(env cli.Env, path, model string, maxLine int, warn func(string))
 	return w.Flush()
 }
 
-func refreshAll(env cli.Env, so scan.Options, cacheDir, model string, maxLine int, warn func(string)) error {
+func refreshAll(env cli.Env, so scan.Options, cacheDir string, emb embed.Embedder, maxLine int, warn func(string)) error {
+	model := emb.Model().ID
 	r := ndjson.NewReader(env.Stdin, "<stdin>", maxLine)
 	w := ndjson.NewWriter(env.Stdout)
 	if err := r.Each(func(line []byte) error {
@@ -147,7 +151,7 @@ func refreshAll(env cli.Env, so scan.Options, cacheDir, model string, maxLine in
 			o.Cwd = cwd
 		}
 		path := index.PathFor(cacheDir, o.Host, model, query.RootPaths(scan.Roots(o)))
-		stats, err := query.Rebuild(path, o, model, warn, time.Now())
+		stats, err := query.Rebuild(path, o, emb, warn, time.Now())
 		if err != nil {
 			return r.Errorf("%w", err)
 		}

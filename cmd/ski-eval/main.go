@@ -12,6 +12,7 @@ import (
 	"github.com/skill-inject/ski/internal/eval"
 	"github.com/skill-inject/ski/internal/gate"
 	"github.com/skill-inject/ski/internal/index"
+	_ "github.com/skill-inject/ski/internal/onnx" // registers the ONNX models
 	"github.com/skill-inject/ski/internal/rank"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
@@ -59,7 +60,7 @@ func run(env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	emb, err := embed.Open(*model)
+	emb, err := embed.Open(*model, embed.Env{Getenv: env.Getenv})
 	if err != nil {
 		return err
 	}

@@ -34,13 +34,32 @@ type Model struct {
 	// QueryPrefix is prepended to queries (never to documents).
 	QueryPrefix string
 	Pooling     string // "cls", "mean" or "" (lexical)
-	MaxTokens   int
+	MaxTokens   int    // longer inputs are truncated
+	Quantised   bool   // int8 weights (dynamic quantisation)
+	Files       []File // what the backend loads, by local file name
+	// HFRepo and HFRevision say where "ski-embed --fetch" downloads Files
+	// from on a Hugging Face endpoint.
+	HFRepo, HFRevision string
 
 	// Calibrated defaults; config keys override them.
 	MinSimilarity    float64 // below: dropped
 	InjectSimilarity float64 // at or above: injected; between: recommended
 	ScoreMargin      float64 // dropped when further than this below the top
 	KeywordBoost     float64 // added per keyword/alias hit (at most two)
+}
+
+// File is one file a model needs.
+type File struct {
+	Name   string // local file name: "model.onnx", "tokenizer.json"
+	SHA256 string // hex
+	Size   int64
+	HFPath string // path in the Hugging Face repository
+}
+
+// Env is what opening a backend may consult.
+type Env struct {
+	Getenv  func(string) string
+	Runtime string // ONNX Runtime shared library from config or flag; "" = search
 }
 
 // LexicalID is the id of the offline lexical model.
@@ -75,7 +94,7 @@ func ModelIDs() []string {
 
 // Open returns an embedder for the model id. Backends other than lexical are
 // registered by their packages through Register.
-func Open(id string) (Embedder, error) {
+func Open(id string, env Env) (Embedder, error) {
 	m, err := Lookup(id)
 	if err != nil {
 		return nil, err
@@ -87,17 +106,27 @@ func Open(id string) (Embedder, error) {
 	if !ok {
 		return nil, fmt.Errorf("model %q: backend %q is not built in", id, m.Backend)
 	}
-	return open(m)
+	return open(m, env)
 }
 
-var openers = map[string]func(Model) (Embedder, error){}
-
-// Register adds a backend and the models it serves.
-func Register(backend string, open func(Model) (Embedder, error), ms ...Model) {
-	openers[backend] = open
-	for _, m := range ms {
-		models[m.ID] = m
+// OpenOrLexical opens the model, falling back to the lexical embedder with
+// one warning when the model or its runtime is not available.
+func OpenOrLexical(id string, env Env, warn func(string)) Embedder {
+	e, err := Open(id, env)
+	if err == nil {
+		return e
 	}
+	if id != LexicalID {
+		warn(fmt.Sprintf("%v; using the lexical embedder (run scripts/setup.sh or ski-embed --fetch)", err))
+	}
+	return NewLexical()
+}
+
+var openers = map[string]func(Model, Env) (Embedder, error){}
+
+// Register makes a backend available to Open.
+func Register(backend string, open func(Model, Env) (Embedder, error)) {
+	openers[backend] = open
 }
 
 // Dot returns the dot product of two vectors of equal length, which is their
@@ -126,16 +155,11 @@ func Normalize(v []float32) {
 	}
 }
 
-// DefaultModel is the model used when the config names none: the first
-// registered neural model, else the lexical one.
+// DefaultModel is the model used when the config names none:
+// bge-small-en-v1.5-q when the ONNX backend is built in, else the lexical one.
 func DefaultModel() string {
-	for _, id := range preferred {
-		if _, ok := models[id]; ok {
-			return id
-		}
+	if _, ok := openers["onnx"]; ok {
+		return "bge-small-en-v1.5-q"
 	}
 	return LexicalID
 }
-
-// preferred lists default model ids, best first.
-var preferred = []string{"bge-small-en-v1.5"}

@@ -27,12 +27,16 @@ import (
 type Options struct {
 	Host      string
 	IndexPath string // explicit index; "" means the automatic one per project
-	Model     string // model for an automatic index
-	CacheDir  string // ski's cache folder, for automatic indexes
-	Scan      scan.Options
-	MaxLine   int
-	Warn      func(string)
-	Now       func() time.Time
+	// Model is the model wanted for automatic indexes. When it cannot be
+	// opened (no model files, no runtime), the lexical embedder stands in,
+	// with one warning, and the index says so.
+	Model    string
+	Embed    embed.Env
+	CacheDir string // ski's cache folder, for automatic indexes
+	Scan     scan.Options
+	MaxLine  int
+	Warn     func(string)
+	Now      func() time.Time
 }
 
 // Run reads events from in and writes query records to out.
@@ -61,7 +65,8 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 
 type querier struct {
 	o         Options
-	embedders map[string]embed.Embedder
+	embedders map[string]embed.Embedder // by model id
+	auto      embed.Embedder            // for automatic indexes
 }
 
 func (q *querier) close() {
@@ -70,16 +75,26 @@ func (q *querier) close() {
 	}
 }
 
+// embedder opens the model with the given id, once.
 func (q *querier) embedder(model string) (embed.Embedder, error) {
 	if e, ok := q.embedders[model]; ok {
 		return e, nil
 	}
-	e, err := embed.Open(model)
+	e, err := embed.Open(model, q.o.Embed)
 	if err != nil {
 		return nil, err
 	}
 	q.embedders[model] = e
 	return e, nil
+}
+
+// autoEmbedder is the wanted model, or the lexical stand-in.
+func (q *querier) autoEmbedder() embed.Embedder {
+	if q.auto == nil {
+		q.auto = embed.OpenOrLexical(q.o.Model, q.o.Embed, q.o.Warn)
+		q.embedders[q.auto.Model().ID] = q.auto
+	}
+	return q.auto
 }
 
 // one turns an event line into a query line, or nil for a control message.
@@ -92,14 +107,11 @@ func (q *querier) one(line []byte) ([]byte, error) {
 		return nil, nil
 	}
 	cwd := gjson.GetBytes(line, "cwd").Str
-	path, model, err := q.locate(cwd)
+	path, emb, err := q.locate(cwd)
 	if err != nil {
 		return nil, err
 	}
-	emb, err := q.embedder(model)
-	if err != nil {
-		return nil, err
-	}
+	model := emb.Model().ID
 	vecs, err := emb.Embed([]string{prompt.QueryText(p.Str)}, embed.Query)
 	if err != nil {
 		return nil, fmt.Errorf("embed prompt: %w", err)
@@ -125,28 +137,33 @@ func (q *querier) one(line []byte) ([]byte, error) {
 	return out, nil
 }
 
-// locate returns the index for an event from cwd and the model to embed the
-// prompt with, building the automatic index when it does not exist yet.
-func (q *querier) locate(cwd string) (path, model string, err error) {
+// locate returns the index for an event from cwd and the embedder of its
+// model, building the automatic index when it does not exist yet.
+func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 	if q.o.IndexPath != "" {
 		idx, err := vecfile.Read(q.o.IndexPath)
 		if err != nil {
-			return "", "", err
+			return "", nil, err
 		}
-		return q.o.IndexPath, idx.Header.Model, nil
+		emb, err := q.embedder(idx.Header.Model)
+		if err != nil {
+			return "", nil, fmt.Errorf("index %s was built with %s: %w", q.o.IndexPath, idx.Header.Model, err)
+		}
+		return q.o.IndexPath, emb, nil
 	}
 	so := q.o.Scan
 	if cwd != "" && filepath.IsAbs(cwd) {
 		so.Cwd = cwd
 	}
-	path = index.PathFor(q.o.CacheDir, q.o.Host, q.o.Model, RootPaths(scan.Roots(so)))
-	if old := index.ReadOld(path, q.o.Warn); old != nil {
-		return path, old.Header.Model, nil
+	emb := q.autoEmbedder()
+	path := index.PathFor(q.o.CacheDir, q.o.Host, emb.Model().ID, RootPaths(scan.Roots(so)))
+	if old := index.ReadOld(path, q.o.Warn); old != nil && old.Header.Model == emb.Model().ID {
+		return path, emb, nil
 	}
-	if _, err := Rebuild(path, so, q.o.Model, q.o.Warn, q.o.Now()); err != nil {
-		return "", "", err
+	if _, err := Rebuild(path, so, emb, q.o.Warn, q.o.Now()); err != nil {
+		return "", nil, err
 	}
-	return path, q.o.Model, nil
+	return path, emb, nil
 }
 
 // RootPaths lists the paths of roots.
@@ -158,18 +175,13 @@ func RootPaths(roots []scan.Root) []string {
 	return paths
 }
 
-// Rebuild scans the skills for so and brings the index at path up to date,
-// embedding only what changed.
-func Rebuild(path string, so scan.Options, model string, warn func(string), now time.Time) (index.Stats, error) {
+// Rebuild scans the skills for so and brings the index at path up to date
+// with emb, embedding only what changed.
+func Rebuild(path string, so scan.Options, emb embed.Embedder, warn func(string), now time.Time) (index.Stats, error) {
 	res, err := scan.Scan(so)
 	if err != nil {
 		return index.Stats{}, fmt.Errorf("scan skills: %w", err)
 	}
-	emb, err := embed.Open(model)
-	if err != nil {
-		return index.Stats{}, err
-	}
-	defer emb.Close()
 	idx, stats, err := index.Build(res.Skills, index.ReadOld(path, warn), emb, now)
 	if err != nil {
 		return stats, err

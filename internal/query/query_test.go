@@ -90,12 +90,12 @@ func TestRebuildIncremental(t *testing.T) {
 	writeSkill(t, root, "b", "Beta.")
 	o := opts(t, root)
 	path := filepath.Join(t.TempDir(), "i.skv")
-	st, err := Rebuild(path, o.Scan, embed.LexicalID, o.Warn, time.Now())
+	st, err := Rebuild(path, o.Scan, embed.NewLexical(), o.Warn, time.Now())
 	if err != nil || st.Embedded != 2 {
 		t.Fatalf("first: %+v %v", st, err)
 	}
 	writeSkill(t, root, "b", "Beta, changed.")
-	st, err = Rebuild(path, o.Scan, embed.LexicalID, o.Warn, time.Now())
+	st, err = Rebuild(path, o.Scan, embed.NewLexical(), o.Warn, time.Now())
 	if err != nil || st.Embedded != 1 || st.Reused != 1 {
 		t.Fatalf("second: %+v %v", st, err)
 	}

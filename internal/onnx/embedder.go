@@ -1,0 +1,254 @@
+//go:build !ski_lexical_only
+
+package onnx
+
+// #cgo LDFLAGS: -L${SRCDIR}/../../.cache/lib
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/daulet/tokenizers"
+	"github.com/tidwall/sjson"
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/xdg"
+)
+
+// batchSize bounds how many texts run through the model at once.
+const batchSize = 16
+
+// Embedder runs one ONNX model.
+type Embedder struct {
+	model embed.Model
+	dir   string
+	tok   *tokenizers.Tokenizer
+	sess  *ort.DynamicAdvancedSession
+}
+
+// ModelDir returns the directory holding a model's files: SKI_MODEL_DIR/<id>,
+// or SKI_MODEL_DIR itself when it holds the files directly, else
+// $XDG_DATA_HOME/ski/models/<id>.
+func ModelDir(m embed.Model, getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if d := getenv("SKI_MODEL_DIR"); d != "" {
+		if _, err := os.Stat(filepath.Join(d, m.ID, m.Files[0].Name)); err == nil {
+			return filepath.Join(d, m.ID)
+		}
+		return d
+	}
+	return filepath.Join(xdg.Resolve(getenv).Data, "models", m.ID)
+}
+
+// Open loads model m: its tokenizer, then an ONNX Runtime session.
+func Open(m embed.Model, env embed.Env) (embed.Embedder, error) {
+	dir := ModelDir(m, env.Getenv)
+	for _, f := range m.Files {
+		st, err := os.Stat(filepath.Join(dir, f.Name))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("model %s is not installed (no %s in %s)", m.ID, f.Name, dir)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", m.ID, err)
+		}
+		if f.Size > 0 && st.Size() != f.Size {
+			return nil, fmt.Errorf("model %s: %s is %d bytes, want %d (fetch it again)", m.ID, filepath.Join(dir, f.Name), st.Size(), f.Size)
+		}
+	}
+	if err := initRuntime(env); err != nil {
+		return nil, err
+	}
+	tok, err := loadTokenizer(filepath.Join(dir, "tokenizer.json"), m.MaxTokens)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", m.ID, err)
+	}
+	sess, err := newSession(filepath.Join(dir, "model.onnx"))
+	if err != nil {
+		tok.Close()
+		return nil, fmt.Errorf("model %s: %w", m.ID, err)
+	}
+	return &Embedder{model: m, dir: dir, tok: tok, sess: sess}, nil
+}
+
+// loadTokenizer reads tokenizer.json without its padding (some exports pad
+// every input to a fixed length, which only costs time) and truncates
+// inputs to maxTokens, as the model cannot read more.
+func loadTokenizer(path string, maxTokens int) (*tokenizers.Tokenizer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read tokenizer: %w", err)
+	}
+	for _, key := range []string{"padding", "truncation"} {
+		if data, err = sjson.DeleteBytes(data, key); err != nil {
+			return nil, fmt.Errorf("tokenizer %s: %w", path, err)
+		}
+	}
+	tok, err := tokenizers.FromBytesWithTruncation(data, uint32(maxTokens), tokenizers.TruncationDirectionRight)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer %s: %w", path, err)
+	}
+	return tok, nil
+}
+
+func newSession(path string) (*ort.DynamicAdvancedSession, error) {
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("session options: %w", err)
+	}
+	defer opts.Destroy()
+	// One thread: prompts are short, and a second thread buys little on a
+	// small machine while competing with the host.
+	if err := opts.SetIntraOpNumThreads(1); err != nil {
+		return nil, fmt.Errorf("session options: %w", err)
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		return nil, fmt.Errorf("session options: %w", err)
+	}
+	sess, err := ort.NewDynamicAdvancedSession(path,
+		[]string{"input_ids", "attention_mask", "token_type_ids"}, []string{"last_hidden_state"}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	return sess, nil
+}
+
+// Model describes the model.
+func (e *Embedder) Model() embed.Model { return e.model }
+
+// Dir is where the model's files were found.
+func (e *Embedder) Dir() string { return e.dir }
+
+// Close releases the session and the tokenizer.
+func (e *Embedder) Close() error {
+	err := e.sess.Destroy()
+	e.tok.Close()
+	return err
+}
+
+// Tokenize returns the token ids of text as the model sees it (with its
+// special tokens, truncated to MaxTokens). Queries get the model's prefix.
+func (e *Embedder) Tokenize(text string, p embed.Purpose) []int64 {
+	if p == embed.Query {
+		text = e.model.QueryPrefix + text
+	}
+	// Text crosses into the tokenizer as a C string: a NUL would end it.
+	text = strings.ReplaceAll(strings.ToValidUTF8(text, "\uFFFD"), "\x00", " ")
+	ids, _ := e.tok.Encode(text, true)
+	out := make([]int64, len(ids))
+	for i, id := range ids {
+		out[i] = int64(id)
+	}
+	return out
+}
+
+// Embed embeds texts in batches of similar length.
+func (e *Embedder) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
+	ids := make([][]int64, len(texts))
+	order := make([]int, len(texts))
+	for i, t := range texts {
+		ids[i] = e.Tokenize(t, p)
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(ids[order[a]]) < len(ids[order[b]]) })
+	out := make([][]float32, len(texts))
+	for start := 0; start < len(order); start += batchSize {
+		batch := order[start:min(start+batchSize, len(order))]
+		rows := make([][]int64, len(batch))
+		for i, at := range batch {
+			rows[i] = ids[at]
+		}
+		vecs, err := e.run(rows)
+		if err != nil {
+			return nil, err
+		}
+		for i, at := range batch {
+			out[at] = vecs[i]
+		}
+	}
+	return out, nil
+}
+
+// run embeds one batch of token id rows, padded to the longest.
+func (e *Embedder) run(rows [][]int64) ([][]float32, error) {
+	n, seq := len(rows), 0
+	for _, r := range rows {
+		seq = max(seq, len(r))
+	}
+	ids := make([]int64, n*seq)
+	mask := make([]int64, n*seq)
+	types := make([]int64, n*seq)
+	for i, r := range rows {
+		copy(ids[i*seq:], r)
+		for j := range r {
+			mask[i*seq+j] = 1
+		}
+	}
+	shape := ort.NewShape(int64(n), int64(seq))
+	inputs := make([]ort.Value, 0, 3)
+	defer func() {
+		for _, v := range inputs {
+			v.Destroy()
+		}
+	}()
+	for _, data := range [][]int64{ids, mask, types} {
+		t, err := ort.NewTensor(shape, data)
+		if err != nil {
+			return nil, fmt.Errorf("input tensor: %w", err)
+		}
+		inputs = append(inputs, t)
+	}
+	outputs := []ort.Value{nil}
+	if err := e.sess.Run(inputs, outputs); err != nil {
+		return nil, fmt.Errorf("run %s: %w", e.model.ID, err)
+	}
+	defer outputs[0].Destroy()
+	hidden, ok := outputs[0].(*ort.Tensor[float32])
+	if !ok {
+		return nil, fmt.Errorf("run %s: output is %T, want float32 tensor", e.model.ID, outputs[0])
+	}
+	dim := e.model.Dim
+	if s := hidden.GetShape(); len(s) != 3 || s[0] != int64(n) || s[1] != int64(seq) || s[2] != int64(dim) {
+		return nil, fmt.Errorf("run %s: output shape %v, want [%d %d %d]", e.model.ID, s, n, seq, dim)
+	}
+	data := hidden.GetData()
+	vecs := make([][]float32, n)
+	for i := range rows {
+		vecs[i] = pool(data[i*seq*dim:(i+1)*seq*dim], mask[i*seq:(i+1)*seq], dim, e.model.Pooling)
+		embed.Normalize(vecs[i])
+	}
+	return vecs, nil
+}
+
+// pool turns one row of token vectors into one vector: the first ([CLS])
+// token's, or the mean over the tokens the mask keeps.
+func pool(hidden []float32, mask []int64, dim int, how string) []float32 {
+	v := make([]float32, dim)
+	if how == "cls" {
+		copy(v, hidden[:dim])
+		return v
+	}
+	var n float32
+	for t, m := range mask {
+		if m == 0 {
+			continue
+		}
+		n++
+		for j := 0; j < dim; j++ {
+			v[j] += hidden[t*dim+j]
+		}
+	}
+	if n > 0 {
+		for j := range v {
+			v[j] /= n
+		}
+	}
+	return v
+}

@@ -1,0 +1,7 @@
+//go:build !ski_lexical_only
+
+package onnx
+
+import "github.com/skill-inject/ski/internal/embed"
+
+func init() { embed.Register("onnx", Open) }
