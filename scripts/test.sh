@@ -5,6 +5,10 @@ cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
 export SKI_SHARED=${SKI_SHARED:-$(cd .. && pwd)/shared}
 
 scripts/setup.sh
+# The real-model tests must run, never skip: the set-up installed the model
+# and runtime, test-tools.sh the Python reference pipeline.
+SKI_PYTHON=$(scripts/test-tools.sh)
+export SKI_PYTHON SKI_REQUIRE_MODEL=1
 
 echo "== gofmt" >&2
 unformatted=$(gofmt -l cmd internal e2e 2>/dev/null || true)

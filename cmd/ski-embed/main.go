@@ -29,12 +29,23 @@ func run(env cli.Env) error {
 	indexPath := fs.String("index", "", "the vector index `file` to write (with scan records) or read (with --query)")
 	queryMode := fs.Bool("query", false, "read prompt events and attach query vectors")
 	refresh := fs.Bool("refresh", false, "bring the automatic index of each event's project up to date")
+	fetchMode := fs.Bool("fetch", false, "download a model's files from Hugging Face (HF_ENDPOINT, HF_TOKEN) into $XDG_DATA_HOME/ski/models; the model is the argument or --model")
 	host := fs.String("host", record.HostClaude, "host whose skill roots are used: claude or opencode")
 	model := fs.String("model", "", "model `id` for a new index (default from config, else "+embed.DefaultModel()+")")
 	runtime := fs.String("onnxruntime", "", "ONNX Runtime shared library `file` (default: config onnxruntime, $ONNXRUNTIME_SHARED_LIBRARY_PATH, beside the executable, $XDG_DATA_HOME/ski/runtime, the system loader path)")
 	maxLine := fs.Int("max-line", 512<<10, "longest input line in `bytes` (a longer prompt is refused)")
 	if err := cli.Parse(fs, env); err != nil {
 		return err
+	}
+	if *fetchMode {
+		if fs.NArg() > 1 {
+			return cli.Usagef("--fetch takes one model id, got %d", fs.NArg())
+		}
+		id := fs.Arg(0)
+		if id == "" {
+			id = *model
+		}
+		return fetchModel(env, id)
 	}
 	if fs.NArg() > 0 {
 		return cli.Usagef("unexpected argument %q", fs.Arg(0))
@@ -49,7 +60,7 @@ func run(env cli.Env) error {
 		}
 	}
 	if modes != 1 {
-		return cli.Usagef("give exactly one of --index FILE, --query or --refresh")
+		return cli.Usagef("give exactly one of --index FILE, --query, --refresh or --fetch")
 	}
 	dirs := xdg.Resolve(env.Getenv)
 	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-embed: warning: %s\n", msg) }

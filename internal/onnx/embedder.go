@@ -21,7 +21,10 @@ import (
 	"github.com/skill-inject/ski/internal/xdg"
 )
 
-// batchSize bounds how many texts run through the model at once.
+// batchSize bounds how many texts run through the model at once. Quantised
+// models run one text at a time: their dynamic quantisation scales each
+// input tensor as a whole, so padding and neighbours in a batch would change
+// a text's vector.
 const batchSize = 16
 
 // Embedder runs one ONNX model.
@@ -159,8 +162,12 @@ func (e *Embedder) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return len(ids[order[a]]) < len(ids[order[b]]) })
 	out := make([][]float32, len(texts))
-	for start := 0; start < len(order); start += batchSize {
-		batch := order[start:min(start+batchSize, len(order))]
+	size := batchSize
+	if e.model.Quantised {
+		size = 1
+	}
+	for start := 0; start < len(order); start += size {
+		batch := order[start:min(start+size, len(order))]
 		rows := make([][]int64, len(batch))
 		for i, at := range batch {
 			rows[i] = ids[at]
