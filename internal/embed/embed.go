@@ -102,31 +102,73 @@ func Open(id string, env Env) (Embedder, error) {
 	if m.Backend == "lexical" {
 		return NewLexical(), nil
 	}
-	open, ok := openers[m.Backend]
+	b, ok := backends[m.Backend]
 	if !ok {
 		return nil, fmt.Errorf("model %q: backend %q is not built in", id, m.Backend)
 	}
-	return open(m, env)
+	return b.open(m, env)
 }
 
-// OpenOrLexical opens the model, falling back to the lexical embedder with
-// one warning when the model or its runtime is not available.
+// OpenOrLexical returns an embedder for the model that loads it on first
+// use, so callers with nothing to embed pay nothing. When the model or its
+// runtime is not installed it falls back to the lexical embedder with one
+// warning.
 func OpenOrLexical(id string, env Env, warn func(string)) Embedder {
-	e, err := Open(id, env)
+	m, err := Lookup(id)
+	if err == nil && m.Backend == "lexical" {
+		return NewLexical()
+	}
 	if err == nil {
-		return e
+		b, ok := backends[m.Backend]
+		if !ok {
+			err = fmt.Errorf("model %q: backend %q is not built in", id, m.Backend)
+		} else if err = b.check(m, env); err == nil {
+			return &lazy{model: m, open: func() (Embedder, error) { return b.open(m, env) }}
+		}
 	}
-	if id != LexicalID {
-		warn(fmt.Sprintf("%v; using the lexical embedder (run scripts/setup.sh or ski-embed --fetch)", err))
-	}
+	warn(fmt.Sprintf("%v; using the lexical embedder (run scripts/setup.sh or ski-embed --fetch)", err))
 	return NewLexical()
 }
 
-var openers = map[string]func(Model, Env) (Embedder, error){}
+// lazy opens its model on the first Embed.
+type lazy struct {
+	model Model
+	open  func() (Embedder, error)
+	e     Embedder
+}
 
-// Register makes a backend available to Open.
-func Register(backend string, open func(Model, Env) (Embedder, error)) {
-	openers[backend] = open
+func (l *lazy) Model() Model { return l.model }
+
+func (l *lazy) Embed(texts []string, p Purpose) ([][]float32, error) {
+	if l.e == nil {
+		e, err := l.open()
+		if err != nil {
+			return nil, err
+		}
+		l.e = e
+	}
+	return l.e.Embed(texts, p)
+}
+
+func (l *lazy) Close() error {
+	if l.e == nil {
+		return nil
+	}
+	return l.e.Close()
+}
+
+// backend opens models of one kind; check says cheaply (without loading
+// anything) whether a model looks installed.
+type backend struct {
+	open  func(Model, Env) (Embedder, error)
+	check func(Model, Env) error
+}
+
+var backends = map[string]backend{}
+
+// Register makes a backend available to Open and OpenOrLexical.
+func Register(name string, open func(Model, Env) (Embedder, error), check func(Model, Env) error) {
+	backends[name] = backend{open: open, check: check}
 }
 
 // Dot returns the dot product of two vectors of equal length, which is their
@@ -158,7 +200,7 @@ func Normalize(v []float32) {
 // DefaultModel is the model used when the config names none:
 // bge-small-en-v1.5-q when the ONNX backend is built in, else the lexical one.
 func DefaultModel() string {
-	if _, ok := openers["onnx"]; ok {
+	if _, ok := backends["onnx"]; ok {
 		return "bge-small-en-v1.5-q"
 	}
 	return LexicalID

@@ -51,20 +51,28 @@ func ModelDir(m embed.Model, getenv func(string) string) string {
 	return filepath.Join(xdg.Resolve(getenv).Data, "models", m.ID)
 }
 
+// Check says whether model m looks installed, without loading anything:
+// its files are where they belong, with the right sizes, and a runtime
+// library can be found.
+func Check(m embed.Model, env embed.Env) error {
+	if err := checkFiles(m, ModelDir(m, env.Getenv)); err != nil {
+		return err
+	}
+	lib, err := findRuntime(env)
+	if err != nil {
+		return err
+	}
+	if lib == libName && !systemHasRuntime() {
+		return fmt.Errorf("no ONNX Runtime library found (scripts/setup.sh installs it, or set ONNXRUNTIME_SHARED_LIBRARY_PATH)")
+	}
+	return nil
+}
+
 // Open loads model m: its tokenizer, then an ONNX Runtime session.
 func Open(m embed.Model, env embed.Env) (embed.Embedder, error) {
 	dir := ModelDir(m, env.Getenv)
-	for _, f := range m.Files {
-		st, err := os.Stat(filepath.Join(dir, f.Name))
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("model %s is not installed (no %s in %s)", m.ID, f.Name, dir)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("model %s: %w", m.ID, err)
-		}
-		if f.Size > 0 && st.Size() != f.Size {
-			return nil, fmt.Errorf("model %s: %s is %d bytes, want %d (fetch it again)", m.ID, filepath.Join(dir, f.Name), st.Size(), f.Size)
-		}
+	if err := checkFiles(m, dir); err != nil {
+		return nil, err
 	}
 	if err := initRuntime(env); err != nil {
 		return nil, err
@@ -79,6 +87,22 @@ func Open(m embed.Model, env embed.Env) (embed.Embedder, error) {
 		return nil, fmt.Errorf("model %s: %w", m.ID, err)
 	}
 	return &Embedder{model: m, dir: dir, tok: tok, sess: sess}, nil
+}
+
+func checkFiles(m embed.Model, dir string) error {
+	for _, f := range m.Files {
+		st, err := os.Stat(filepath.Join(dir, f.Name))
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("model %s is not installed (no %s in %s)", m.ID, f.Name, dir)
+		}
+		if err != nil {
+			return fmt.Errorf("model %s: %w", m.ID, err)
+		}
+		if f.Size > 0 && st.Size() != f.Size {
+			return fmt.Errorf("model %s: %s is %d bytes, want %d (fetch it again)", m.ID, filepath.Join(dir, f.Name), st.Size(), f.Size)
+		}
+	}
+	return nil
 }
 
 // loadTokenizer reads tokenizer.json without its padding (some exports pad

@@ -226,3 +226,36 @@ func head(ids []int64) []int64 {
 	}
 	return ids
 }
+
+// BenchmarkQuery is the in-process cost of embedding one short prompt.
+func BenchmarkQuery(b *testing.B) {
+	for _, id := range []string{"bge-small-en-v1.5-q", "all-MiniLM-L6-v2-q", "bge-small-en-v1.5"} {
+		b.Run(id, func(b *testing.B) {
+			m, _ := embed.Lookup(id)
+			e, err := Open(m, embed.Env{Getenv: os.Getenv})
+			if err != nil {
+				b.Skip(err)
+			}
+			defer e.Close()
+			texts := []string{"the helm chart fails to lint because of a missing values key"}
+			for i := 0; i < b.N; i++ {
+				if _, err := e.Embed(texts, embed.Query); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkOpen is the cost of loading the tokenizer and creating the
+// session, which a new process pays once.
+func BenchmarkOpen(b *testing.B) {
+	m, _ := embed.Lookup("bge-small-en-v1.5-q")
+	for i := 0; i < b.N; i++ {
+		e, err := Open(m, embed.Env{Getenv: os.Getenv})
+		if err != nil {
+			b.Skip(err)
+		}
+		e.Close()
+	}
+}

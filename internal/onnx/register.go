@@ -4,4 +4,4 @@ package onnx
 
 import "github.com/skill-inject/ski/internal/embed"
 
-func init() { embed.Register("onnx", Open) }
+func init() { embed.Register("onnx", Open, Check) }

@@ -92,3 +92,18 @@ func firstLine(err error) string {
 	s, _, _ := strings.Cut(err.Error(), "\n")
 	return s
 }
+
+// systemHasRuntime reports whether the system loader knows the library:
+// it is in a directory of LD_LIBRARY_PATH or a standard library directory.
+func systemHasRuntime() bool {
+	dirs := filepath.SplitList(os.Getenv("LD_LIBRARY_PATH"))
+	dirs = append(dirs, "/usr/local/lib", "/usr/lib", "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64")
+	for _, d := range dirs {
+		for _, name := range []string{libName, "libonnxruntime.so"} {
+			if _, err := os.Stat(filepath.Join(d, name)); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
