@@ -259,3 +259,15 @@ func TestStageFailureNoPartialOutput(t *testing.T) {
 		t.Fatalf("partial payload leaked: %q", out)
 	}
 }
+
+// ski-ledger stats counts an injection the model followed by reading the skill.
+func TestStatsFollowUp(t *testing.T) {
+	w := newWorld(t)
+	claudeContext(t, w.hook("claude", "prompt", w.payload("claude-prompt.json")))
+	read := strings.ReplaceAll(string(w.payload("claude-read-skill.json")), "k8s/helm-chart", "writing/postmortem")
+	w.hook("claude", "observe", []byte(read))
+	r := w.stage(nil, "ski-ledger", "stats")
+	if r.code != 0 || !strings.Contains(r.stdout, `{"kind":"stats","id":"writing/postmortem","sessions":1,"injected":1,"followed":1,"follow_rate":1,`) {
+		t.Fatalf("stats: %+v", r)
+	}
+}

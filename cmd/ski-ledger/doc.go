@@ -10,6 +10,7 @@ Usage:
 	ski-ledger observe --host claude|opencode [--verbose] [--state-dir DIR] [--max-line N]
 	ski-ledger rearm   [--session ID] [--verbose] [--state-dir DIR] [--max-line N]
 	ski-ledger show    [--session ID] [--state-dir DIR]
+	ski-ledger stats   [--table] [--state-dir DIR]
 	ski-ledger gc      [--older-than 720h] [--verbose] [--state-dir DIR]
 
 Run "ski-ledger SUBCOMMAND --help" for one subcommand.
@@ -98,6 +99,17 @@ rearms that session without reading stdin. Rearm writes nothing on stdout.
 Show prints the ledger of one session as indented JSON, or, without
 --session, one line per ledger: session id, number of loaded skills and
 time of the last update, separated by tabs, oldest first.
+
+# Stats
+
+	ski-ledger stats [--table] [--state-dir DIR]
+
+Stats reads every ledger's event log and prints one record per skill
+(kind "stats"): how often ski injected it, how many of those injections
+the model followed by loading the skill itself later in the same session
+(before the next injection of it or a rearm), the follow rate, how often it
+was recommended, loaded by the model in all, and invoked by the user with
+/name, and in how many sessions. --table prints the same for people.
 
 # GC
 

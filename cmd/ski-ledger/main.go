@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 	"unicode"
 
@@ -36,6 +37,7 @@ var subcommands = []struct {
 	{"observe", "Observe", runObserve},
 	{"rearm", "Rearm", runRearm},
 	{"show", "Show", runShow},
+	{"stats", "Stats", runStats},
 	{"gc", "GC", runGC},
 }
 
@@ -251,6 +253,34 @@ func runShow(env cli.Env, fs *flag.FlagSet, c *common) error {
 	}
 	_, err = fmt.Fprint(env.Stdout, b.String())
 	return err
+}
+
+func runStats(env cli.Env, fs *flag.FlagSet, c *common) error {
+	table := fs.Bool("table", false, "print an aligned table for people instead of records")
+	if err := parse(fs, env); err != nil {
+		return err
+	}
+	ledgers, err := c.store().List()
+	if err != nil {
+		return err
+	}
+	stats := ledger.Stats(ledgers)
+	if *table {
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SKILL\tINJECTED\tFOLLOWED\tRATE\tRECOMMENDED\tMODEL-LOADED\tUSER-INVOKED\tSESSIONS")
+		for _, s := range stats {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f%%\t%d\t%d\t%d\t%d\n", s.ID, s.Injected, s.Followed, 100*s.FollowRate,
+				s.Recommended, s.ModelLoaded, s.UserInvoked, s.Sessions)
+		}
+		return tw.Flush()
+	}
+	w := ndjson.NewWriter(env.Stdout)
+	for _, s := range stats {
+		if err := w.Encode(s); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
 }
 
 func runGC(env cli.Env, fs *flag.FlagSet, c *common) error {
