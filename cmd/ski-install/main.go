@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/install"
+	"github.com/skill-inject/ski/internal/xdg"
+)
+
+func main() { os.Exit(cli.Main("ski-install", cli.OSEnv(), run)) }
+
+func run(env cli.Env) error {
+	fs := cli.NewFlags("ski-install", usage, env)
+	host := fs.String("host", "all", "host to wire: claude, opencode or all")
+	scripts := fs.String("scripts", "", "`dir` holding the hook scripts (default $XDG_DATA_HOME/ski/scripts)")
+	uninstall := fs.Bool("uninstall", false, "remove ski's hooks and plugin")
+	if err := cli.Parse(fs, env); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *host != "claude" && *host != "opencode" && *host != "all" {
+		return cli.Usagef("--host %q: want claude, opencode or all", *host)
+	}
+	dirs := xdg.Resolve(env.Getenv)
+	if *scripts == "" {
+		*scripts = filepath.Join(dirs.Data, "scripts")
+	}
+	abs, err := filepath.Abs(*scripts)
+	if err != nil {
+		return err
+	}
+	report := func(path string, changed bool) {
+		verb := "unchanged"
+		switch {
+		case changed && *uninstall:
+			verb = "removed ski from"
+		case changed:
+			verb = "wired ski into"
+		}
+		fmt.Fprintf(env.Stderr, "ski-install: %s %s\n", verb, path)
+	}
+	if *host != "opencode" {
+		script := filepath.Join(abs, "hook-claude.sh")
+		if err := needScript(script, *uninstall); err != nil {
+			return err
+		}
+		claudeDir := filepath.Join(dirs.Home, ".claude")
+		if d := env.Getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(d) {
+			claudeDir = d
+		}
+		path := filepath.Join(claudeDir, "settings.json")
+		changed, err := install.ClaudeSettings(path, script, !*uninstall, time.Now())
+		if err != nil {
+			return err
+		}
+		report(path, changed)
+	}
+	if *host != "claude" {
+		script := filepath.Join(abs, "hook-opencode.sh")
+		if err := needScript(script, *uninstall); err != nil {
+			return err
+		}
+		path := install.OpencodePluginPath(xdg.ConfigHome(env.Getenv))
+		changed, err := install.OpencodePlugin(path, script, !*uninstall)
+		if err != nil {
+			return err
+		}
+		report(path, changed)
+	}
+	return nil
+}
+
+func needScript(path string, uninstall bool) error {
+	if uninstall {
+		return nil
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode()&0o111 == 0 {
+		return fmt.Errorf("%s is missing or not executable (run scripts/install.sh, or give --scripts)", path)
+	}
+	return nil
+}

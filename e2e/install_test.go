@@ -1,0 +1,83 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// scripts/install.sh installs for a fresh user, wires both hosts, keeps the
+// user's settings, is idempotent, and uninstalls cleanly.
+func TestInstallUninstall(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify"}]}]}}`), 0o600)
+	skills := filepath.Join(home, ".claude", "skills")
+	os.MkdirAll(skills, 0o755)
+	if out, err := exec.Command("cp", "-r", filepath.Join(repo, "testdata", "skills", "writing", "postmortem"), skills).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	cache := os.Getenv("SKI_SETUP_CACHE")
+	if cache == "" {
+		cache = filepath.Join(os.Getenv("HOME"), ".cache", "ski-setup")
+	}
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "SKI_SETUP_CACHE=" + cache,
+		"SKI_SETUP_MODELS=bge-small-en-v1.5-q", "GOCACHE=" + goEnv(t, "GOCACHE"), "GOPATH=" + goEnv(t, "GOPATH")}
+	install := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(repo, "scripts", "install.sh"), args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("install.sh %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	install()
+	out := install()
+	if !strings.Contains(out, "unchanged "+filepath.Join(home, ".claude", "settings.json")) {
+		t.Errorf("second install should change nothing:\n%s", out)
+	}
+	settings, _ := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	var s struct {
+		Model string                     `json:"model"`
+		Hooks map[string]json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(settings, &s); err != nil || s.Model != "opus" || len(s.Hooks) != 4 {
+		t.Fatalf("settings after install: %s", settings)
+	}
+	hook := filepath.Join(home, ".local", "share", "ski", "scripts", "hook-claude.sh")
+	payload, _ := os.ReadFile(filepath.Join(repo, "testdata", "payloads", "claude-prompt.json"))
+	cmd := exec.Command(hook, "prompt")
+	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+	cmd.Stdin = strings.NewReader(string(payload))
+	got, err := cmd.Output()
+	if err != nil || !strings.Contains(string(got), "postmortem") {
+		t.Fatalf("installed hook: %v %s", err, got)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".config", "opencode", "plugin", "ski.js")); err != nil {
+		t.Fatal(err)
+	}
+
+	install("--uninstall")
+	settings, _ = os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	if strings.Contains(string(settings), "hook-claude.sh") || !strings.Contains(string(settings), "notify") {
+		t.Fatalf("settings after uninstall: %s", settings)
+	}
+	for _, gone := range []string{".local/share/ski", ".cache/ski", ".local/state/ski", ".config/opencode/plugin/ski.js", ".local/bin/ski-rank"} {
+		if _, err := os.Lstat(filepath.Join(home, gone)); !os.IsNotExist(err) {
+			t.Errorf("%s left behind", gone)
+		}
+	}
+}
+
+func goEnv(t *testing.T, key string) string {
+	out, err := exec.Command("go", "env", key).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,177 @@
+// Package install wires ski into the hosts: it merges ski's hooks into
+// Claude Code's settings.json and writes the opencode plugin, and takes
+// exactly those entries out again on uninstall. Everything else in the
+// user's files is left as it was.
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// hookMarker is in every hook command ski installs; entries whose command
+// contains it are ski's.
+const hookMarker = "hook-claude.sh"
+
+// claudeHook is one hook event ski uses in Claude Code.
+type claudeHook struct {
+	event, matcher, mode string
+	timeout            int
+}
+
+var claudeHooks = []claudeHook{
+	{"UserPromptSubmit", "", "prompt", 10},
+	{"PostToolUse", "Read|Skill", "observe", 10},
+	{"SessionStart", "startup|resume|compact", "session-start", 30},
+}
+
+// ClaudeSettings adds (install) or removes (uninstall) ski's hooks in the
+// settings file at path, calling script for the hook commands. The file is
+// backed up beside itself before it changes and written atomically. It
+// reports whether the file changed; installing twice changes nothing.
+func ClaudeSettings(path, script string, install bool, now time.Time) (bool, error) {
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	data := old
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}")
+	}
+	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
+		return false, fmt.Errorf("%s is not a JSON object; fix or move it, then run again", path)
+	}
+	for _, h := range claudeHooks {
+		var groups []json.RawMessage
+		for _, g := range gjson.GetBytes(data, "hooks."+h.event).Array() {
+			if kept, ok := withoutSki(g); ok {
+				groups = append(groups, kept)
+			}
+		}
+		if install {
+			groups = append(groups, skiGroup(h, script))
+		}
+		key := "hooks." + h.event
+		if len(groups) == 0 {
+			data, err = sjson.DeleteBytes(data, key)
+		} else {
+			var raw []byte
+			raw, err = json.Marshal(groups)
+			if err == nil {
+				data, err = sjson.SetRawBytes(data, key, raw)
+			}
+		}
+		if err != nil {
+			return false, fmt.Errorf("%s: %s: %w", path, key, err)
+		}
+	}
+	if h := gjson.GetBytes(data, "hooks"); h.IsObject() && len(h.Map()) == 0 && !install {
+		if data, err = sjson.DeleteBytes(data, "hooks"); err != nil {
+			return false, err
+		}
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, data, "", "  "); err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	pretty.WriteByte('\n')
+	if sameJSON(old, pretty.Bytes()) {
+		return false, nil
+	}
+	if len(old) > 0 {
+		backup := path + ".ski-backup-" + strconv.FormatInt(now.Unix(), 10)
+		if err := os.WriteFile(backup, old, 0o600); err != nil {
+			return false, fmt.Errorf("back up %s: %w", path, err)
+		}
+	}
+	return true, writeAtomic(path, pretty.Bytes())
+}
+
+// withoutSki returns a hook group without ski's commands; ok is false when
+// nothing of the group is left.
+func withoutSki(g gjson.Result) (json.RawMessage, bool) {
+	hooks := g.Get("hooks").Array()
+	var kept []json.RawMessage
+	for _, h := range hooks {
+		if !strings.Contains(h.Get("command").Str, hookMarker) {
+			kept = append(kept, json.RawMessage(h.Raw))
+		}
+	}
+	if len(kept) == len(hooks) {
+		return json.RawMessage(g.Raw), true
+	}
+	if len(kept) == 0 {
+		return nil, false
+	}
+	raw, _ := json.Marshal(kept)
+	out, err := sjson.SetRawBytes([]byte(g.Raw), "hooks", raw)
+	if err != nil {
+		return json.RawMessage(g.Raw), true
+	}
+	return out, true
+}
+
+func skiGroup(h claudeHook, script string) json.RawMessage {
+	group := map[string]any{"hooks": []map[string]any{{
+		"type": "command", "command": shellQuote(script) + " " + h.mode, "timeout": h.timeout,
+	}}}
+	if h.matcher != "" {
+		group["matcher"] = h.matcher
+	}
+	raw, _ := json.Marshal(group)
+	return raw
+}
+
+// shellQuote quotes a path for the shell command line Claude Code runs.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

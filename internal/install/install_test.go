@@ -1,0 +1,125 @@
+package install
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+const userSettings = `{
+  "model": "opus",
+  "env": {"FOO": "bar"},
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Edit", "hooks": [{"type": "command", "command": "prettier --write"}]},
+      {"matcher": "Read|Skill", "hooks": [{"type": "command", "command": "audit-log"}]}
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+  },
+  "permissions": {"allow": ["Bash(ls)"]}
+}`
+
+func TestClaudeSettingsRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	os.WriteFile(path, []byte(userSettings), 0o600)
+	script := "/home/u/.local/share/ski/scripts/hook-claude.sh"
+	now := time.Unix(1700000000, 0)
+
+	changed, err := ClaudeSettings(path, script, true, now)
+	if err != nil || !changed {
+		t.Fatalf("install: %v %v", changed, err)
+	}
+	data, _ := os.ReadFile(path)
+	for _, want := range []string{"UserPromptSubmit", "SessionStart", "prettier --write", "audit-log", "notify-send done", `"FOO": "bar"`, "Bash(ls)"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("after install, %q is missing:\n%s", want, data)
+		}
+	}
+	if got := gjson.GetBytes(data, `hooks.PostToolUse.#(matcher=="Read|Skill")#`).Array(); len(got) != 2 {
+		t.Errorf("ski's PostToolUse group should sit beside the user's: %v", got)
+	}
+	cmd := gjson.GetBytes(data, "hooks.UserPromptSubmit.0.hooks.0.command").Str
+	if cmd != "'"+script+"' prompt" {
+		t.Errorf("command %q", cmd)
+	}
+	if _, err := os.Stat(path + ".ski-backup-1700000000"); err != nil {
+		t.Errorf("no backup: %v", err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode changed to %v", st.Mode().Perm())
+	}
+	// Idempotent.
+	if changed, err := ClaudeSettings(path, script, true, now.Add(time.Hour)); err != nil || changed {
+		t.Fatalf("second install changed the file: %v %v", changed, err)
+	}
+	// Uninstall gives back the user's settings.
+	if changed, err := ClaudeSettings(path, script, false, now.Add(2*time.Hour)); err != nil || !changed {
+		t.Fatalf("uninstall: %v %v", changed, err)
+	}
+	data, _ = os.ReadFile(path)
+	if !sameJSON(data, []byte(userSettings)) {
+		t.Errorf("uninstall did not restore the settings:\n%s", data)
+	}
+	// Key order is kept.
+	if strings.Index(string(data), `"model"`) > strings.Index(string(data), `"permissions"`) {
+		t.Errorf("keys reordered:\n%s", data)
+	}
+}
+
+func TestClaudeSettingsFreshAndBad(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "settings.json")
+	if _, err := ClaudeSettings(path, "/x/hook-claude.sh", true, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	data, _ := os.ReadFile(path)
+	if err := json.Unmarshal(data, &m); err != nil || len(m["hooks"].(map[string]any)) != 3 {
+		t.Fatalf("fresh settings: %s", data)
+	}
+	ClaudeSettings(path, "/x/hook-claude.sh", false, time.Now())
+	data, _ = os.ReadFile(path)
+	if strings.TrimSpace(string(data)) != "{}" {
+		t.Errorf("uninstall from a fresh file should leave {}: %s", data)
+	}
+	os.WriteFile(path, []byte("{not json"), 0o644)
+	if _, err := ClaudeSettings(path, "/x/hook-claude.sh", true, time.Now()); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+		t.Fatalf("bad file: %v", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "{not json" {
+		t.Error("a bad settings file must be left alone")
+	}
+}
+
+func TestOpencodePlugin(t *testing.T) {
+	path := OpencodePluginPath(t.TempDir())
+	if changed, err := OpencodePlugin(path, "/a b/hook-opencode.sh", true); err != nil || !changed {
+		t.Fatal(changed, err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `const HOOK = "/a b/hook-opencode.sh"`) || !strings.Contains(string(data), "chat.message") {
+		t.Fatalf("plugin:\n%s", data)
+	}
+	if changed, _ := OpencodePlugin(path, "/a b/hook-opencode.sh", true); changed {
+		t.Error("second install changed the plugin")
+	}
+	if changed, err := OpencodePlugin(path, "", false); err != nil || !changed {
+		t.Fatal(changed, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Error("plugin not removed")
+	}
+	os.WriteFile(path, []byte("// someone else's plugin"), 0o644)
+	if _, err := OpencodePlugin(path, "/x", true); err == nil {
+		t.Error("must not overwrite a foreign plugin")
+	}
+	if _, err := OpencodePlugin(path, "/x", false); err == nil {
+		t.Error("must not remove a foreign plugin")
+	}
+}

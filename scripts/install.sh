@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# install.sh [claude|opencode|all] [--uninstall] — install ski for a user.
+#
+#   1. scripts/setup.sh: ONNX Runtime, the models, the stages in bin/
+#   2. copies the stages to $XDG_DATA_HOME/ski/bin and the hook scripts to
+#      $XDG_DATA_HOME/ski/scripts, and links the stages into ~/.local/bin
+#   3. builds the index of the user's skills for each host
+#   4. ski-install: Claude Code hooks in ~/.claude/settings.json (backed up),
+#      the opencode plugin in $XDG_CONFIG_HOME/opencode/plugin/ski.js
+# Idempotent. --uninstall takes out the hooks and plugin, the links, and
+# everything ski put under XDG_DATA_HOME, XDG_CACHE_HOME and XDG_STATE_HOME;
+# your config ($XDG_CONFIG_HOME/ski) is kept.
+set -euo pipefail
+cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
+host=all uninstall=0
+for arg in "$@"; do
+	case $arg in
+	claude | opencode | all) host=$arg ;;
+	--uninstall) uninstall=1 ;;
+	-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "install: unknown argument $arg (want claude, opencode, all or --uninstall)" >&2; exit 2 ;;
+	esac
+done
+data=${XDG_DATA_HOME:-$HOME/.local/share}/ski
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/ski
+state=${XDG_STATE_HOME:-$HOME/.local/state}/ski
+links=$HOME/.local/bin
+say() { echo "install: $*" >&2; }
+
+if [ $uninstall = 1 ]; then
+	if [ -x "$data/bin/ski-install" ]; then
+		"$data/bin/ski-install" --host "$host" --uninstall
+	elif [ -x bin/ski-install ]; then
+		bin/ski-install --host "$host" --uninstall
+	fi
+	if [ "$host" = all ]; then
+		for l in "$links"/ski-*; do
+			[ -L "$l" ] && [[ "$(readlink "$l")" == "$data/bin/"* ]] && rm -f "$l"
+		done
+		rm -rf "$data" "$cache" "$state"
+		say "removed $data, $cache, $state and the links in $links; kept ${XDG_CONFIG_HOME:-$HOME/.config}/ski"
+	fi
+	exit 0
+fi
+
+scripts/setup.sh
+mkdir -p "$data/bin" "$data/scripts" "$links"
+for f in bin/ski-*; do
+	install -m 0755 "$f" "$data/bin/"
+	ln -sfn "$data/bin/$(basename "$f")" "$links/$(basename "$f")"
+done
+install -m 0755 scripts/hook-claude.sh scripts/hook-opencode.sh "$data/scripts/"
+install -m 0644 scripts/hook-lib.sh "$data/scripts/"
+say "stages in $data/bin (linked from $links), hook scripts in $data/scripts"
+case :$PATH: in *:"$links":*) ;; *) say "note: $links is not on your PATH" ;; esac
+
+for h in claude opencode; do
+	[ "$host" = all ] || [ "$host" = $h ] || continue
+	printf '{"cwd":"%s"}\n' "$HOME" | "$data/bin/ski-embed" --refresh --host $h >/dev/null
+done
+say "indexed your skills"
+"$data/bin/ski-install" --host "$host" --scripts "$data/scripts"
