@@ -25,7 +25,7 @@ const hookMarker = "hook-claude.sh"
 // claudeHook is one hook event ski uses in Claude Code.
 type claudeHook struct {
 	event, matcher, mode string
-	timeout            int
+	timeout              int
 }
 
 var claudeHooks = []claudeHook{
