@@ -205,3 +205,31 @@ func DefaultModel() string {
 	}
 	return LexicalID
 }
+
+// Queries embeds prompts as queries. A prompt with no words left (say "/commit"
+// alone, once the command is taken off) gets the zero vector, which matches
+// nothing: a model would otherwise rank skills against its query prefix.
+func Queries(e Embedder, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var todo []string
+	var at []int
+	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			out[i] = make([]float32, e.Model().Dim)
+			continue
+		}
+		todo = append(todo, t)
+		at = append(at, i)
+	}
+	if len(todo) == 0 {
+		return out, nil
+	}
+	vecs, err := e.Embed(todo, Query)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range at {
+		out[i] = vecs[j]
+	}
+	return out, nil
+}

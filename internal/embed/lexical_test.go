@@ -53,3 +53,10 @@ func TestLookup(t *testing.T) {
 		t.Fatal("want an error for an unknown model")
 	}
 }
+
+func TestQueriesBlankIsZero(t *testing.T) {
+	v, err := Queries(NewLexical(), []string{"  ", "write a postmortem"})
+	if err != nil || len(v[0]) != lexicalDim || Dot(v[0], v[0]) != 0 || Dot(v[1], v[1]) < 0.99 {
+		t.Fatalf("got %v", err)
+	}
+}
