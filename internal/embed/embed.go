@@ -205,3 +205,34 @@ func DefaultModel() string {
 	}
 	return LexicalID
 }
+
+// Queries embeds prompts' texts as queries. An empty text (a bare "/name"
+// command, a pasted trace with nothing else) gets the zero vector, which is
+// similar to no skill, instead of whatever the model makes of nothing.
+func Queries(e Embedder, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var some []string
+	var at []int
+	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			out[i] = make([]float32, e.Model().Dim)
+			continue
+		}
+		some = append(some, t)
+		at = append(at, i)
+	}
+	if len(some) == 0 {
+		return out, nil
+	}
+	vecs, err := e.Embed(some, Query)
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != len(some) {
+		return nil, fmt.Errorf("got %d vectors for %d texts", len(vecs), len(some))
+	}
+	for i, v := range vecs {
+		out[at[i]] = v
+	}
+	return out, nil
+}

@@ -25,7 +25,7 @@ func (p Pipeline) Run(cases []Case) ([]Outcome, error) {
 	for i, c := range cases {
 		texts[i] = prompt.QueryText(c.Prompt)
 	}
-	vecs, err := p.Embedder.Embed(texts, embed.Query)
+	vecs, err := embed.Queries(p.Embedder, texts)
 	if err != nil {
 		return nil, fmt.Errorf("embed prompts: %w", err)
 	}

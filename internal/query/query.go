@@ -112,7 +112,7 @@ func (q *querier) one(line []byte) ([]byte, error) {
 		return nil, err
 	}
 	model := emb.Model().ID
-	vecs, err := emb.Embed([]string{prompt.QueryText(p.Str)}, embed.Query)
+	vecs, err := embed.Queries(emb, []string{prompt.QueryText(p.Str)})
 	if err != nil {
 		return nil, fmt.Errorf("embed prompt: %w", err)
 	}
