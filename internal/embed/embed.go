@@ -46,6 +46,7 @@ type Model struct {
 	InjectSimilarity float64 // at or above: injected; between: recommended
 	ScoreMargin      float64 // dropped when further than this below the top
 	KeywordBoost     float64 // added per keyword/alias hit (at most two)
+	LexicalWeight    float64 // weight of the BM25 score added to the cosine
 }
 
 // File is one file a model needs.

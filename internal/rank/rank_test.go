@@ -132,3 +132,19 @@ func TestModelMismatch(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestLexicalWeight(t *testing.T) {
+	path := testIndex(t)
+	w := 0.1
+	c := rank(t, path, "our kubernetes charts fail to lint", Options{LexicalWeight: &w})
+	if c[0].ID != "k8s/helm-chart" || c[0].Lexical <= 0 || c[0].Score != round(c[0].Cosine+c[0].Lexical) {
+		t.Fatalf("want a BM25 part on helm-chart: %+v", c[0])
+	}
+	if !strings.HasPrefix(c[0].Why[1], "bm25 +") {
+		t.Errorf("why: %v", c[0].Why)
+	}
+	w = 0
+	if c = rank(t, path, "our kubernetes charts fail to lint", Options{LexicalWeight: &w}); c[0].Lexical != 0 {
+		t.Errorf("weight 0 must leave BM25 out: %+v", c[0])
+	}
+}

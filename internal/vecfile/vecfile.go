@@ -6,7 +6,10 @@
 //	magic   "SKIVEC\n"
 //	version uint16
 //	header  uint32 length + JSON Header
-//	count × { uint32 length + JSON record.Skill, Dim × float32 }
+//	count × { uint32 length + JSON record.Skill, Dim × float32,
+//	          uint32 length + JSON term counts }
+//
+// Version 2 added the term counts and the header's BM25 statistics.
 package vecfile
 
 import (
@@ -23,11 +26,12 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/record"
 )
 
 // Version is the current file format version.
-const Version = 1
+const Version = 2
 
 const magic = "SKIVEC\n"
 
@@ -47,12 +51,18 @@ type Header struct {
 	Host     string   `json:"host,omitempty"`
 	Roots    []string `json:"roots,omitempty"`
 	Created  string   `json:"created"`
+	// Text names the rules that turned skills into the embedded text;
+	// vectors made under other rules are not reused.
+	Text string `json:"text"`
+	// BM25 holds the collection statistics of the entries' terms.
+	BM25 bm25.Stats `json:"bm25"`
 }
 
-// Entry is one skill and its vector.
+// Entry is one skill, its vector and the term counts of its text.
 type Entry struct {
 	Skill  record.Skill
 	Vector []float32
+	Terms  map[string]int
 }
 
 // Index is a whole file in memory.
@@ -128,6 +138,9 @@ func decode(r *bufio.Reader) (*Index, error) {
 		for j := range e.Vector {
 			e.Vector[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
 		}
+		if err := readJSON(r, &e.Terms); err != nil {
+			return nil, fmt.Errorf("terms %d: %w", i, err)
+		}
 		idx.Entries = append(idx.Entries, e)
 	}
 	if _, err := r.ReadByte(); err != io.EOF {
@@ -202,6 +215,9 @@ func Encode(w io.Writer, idx *Index) error {
 			binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(x))
 		}
 		buf.Write(raw)
+		if err := writeJSON(&buf, e.Terms); err != nil {
+			return err
+		}
 	}
 	zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 	if err != nil {
