@@ -70,7 +70,7 @@ const LexicalID = "lexical-v1"
 var models = map[string]Model{
 	LexicalID: {
 		ID: LexicalID, Backend: "lexical", Dim: lexicalDim,
-		MinSimilarity: 0.20, InjectSimilarity: 0.26, ScoreMargin: 0.08, KeywordBoost: 0.10,
+		MinSimilarity: 0.32, InjectSimilarity: 0.38, ScoreMargin: 0.08, KeywordBoost: 0.10, LexicalWeight: 0.016,
 	},
 }
 
