@@ -35,12 +35,17 @@ func run(env cli.Env) error {
 	injectSim := fs.Float64("inject-similarity", -1, "override inject_similarity")
 	margin := fs.Float64("score-margin", -1, "override score_margin")
 	boost := fs.Float64("keyword-boost", -1, "override keyword_boost")
+	lexical := fs.Float64("lexical-weight", -1, "override the model's BM25 weight")
+	half := fs.String("half", "", "score only one half of the rows: `tune` (1st, 3rd, ... row of each category) or held (2nd, 4th, ...)")
 	maxSkills := fs.Int("max-skills", config.DefaultMaxSkills, "override max_skills")
 	if err := cli.Parse(fs, env); err != nil {
 		return err
 	}
 	if *tsv == "" || len(roots) == 0 {
 		return cli.Usagef("--tsv and --root are required")
+	}
+	if *half != "" && *half != eval.Tune && *half != eval.Held {
+		return cli.Usagef("--half %q: want %s or %s", *half, eval.Tune, eval.Held)
 	}
 	m, err := embed.Lookup(*model)
 	if err != nil {
@@ -55,8 +60,11 @@ func run(env cli.Env) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", *tsv, err)
 	}
+	if *half != "" {
+		cases = eval.Half(cases, *half)
+	}
 	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-eval: warning: %s\n", msg) }
-	res, err := scan.Scan(scan.Options{Host: record.HostClaude, Roots: roots, Warn: warn})
+	res, err := scan.Scan(scan.Options{Host: record.HostClaude, Roots: roots, Warn: warn, KeepShadowed: true})
 	if err != nil {
 		return err
 	}
@@ -93,8 +101,11 @@ func run(env cli.Env) error {
 		MaxSkills:        *maxSkills,
 	}
 	kb := pick(*boost, m.KeywordBoost)
-	p := eval.Pipeline{Embedder: emb, Index: idx, Gate: set,
-		Rank: rank.Options{Top: 10, KeywordBoost: func(string, string) float64 { return kb }}}
+	ro := rank.Options{Top: 10, KeywordBoost: func(string, string) float64 { return kb }}
+	if *lexical >= 0 {
+		ro.LexicalWeight = lexical
+	}
+	p := eval.Pipeline{Embedder: emb, Index: idx, Gate: set, Rank: ro}
 	start = time.Now()
 	outs, err := p.Run(cases)
 	if err != nil {

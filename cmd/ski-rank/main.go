@@ -17,6 +17,7 @@ func run(env cli.Env) error {
 	indexPath := fs.String("index", "", "vector index `file` (default: each query's \"index\" field)")
 	top := fs.Int("top", 10, "candidates per query, `n`; 0 means all")
 	boost := fs.Float64("keyword-boost", -1, "score added per keyword hit (default: the model's calibrated value)")
+	lexical := fs.Float64("lexical-weight", -1, "weight of the BM25 score (default: the model's calibrated value)")
 	maxLine := fs.Int("max-line", 1<<20, "longest input line in `bytes`")
 	if err := cli.Parse(fs, env); err != nil {
 		return err
@@ -32,6 +33,9 @@ func run(env cli.Env) error {
 	o := rank.Options{IndexPath: *indexPath, Top: *top, MaxLine: *maxLine, KeywordBoost: res.KeywordBoost}
 	if *boost >= 0 {
 		o.KeywordBoost = func(string, string) float64 { return *boost }
+	}
+	if *lexical >= 0 {
+		o.LexicalWeight = lexical
 	}
 	return rank.Run(o, env.Stdin, env.Stdout)
 }

@@ -46,6 +46,7 @@ type Model struct {
 	InjectSimilarity float64 // at or above: injected; between: recommended
 	ScoreMargin      float64 // dropped when further than this below the top
 	KeywordBoost     float64 // added per keyword/alias hit (at most two)
+	LexicalWeight    float64 // weight of the BM25 score added to the cosine
 }
 
 // File is one file a model needs.
@@ -69,7 +70,7 @@ const LexicalID = "lexical-v1"
 var models = map[string]Model{
 	LexicalID: {
 		ID: LexicalID, Backend: "lexical", Dim: lexicalDim,
-		MinSimilarity: 0.20, InjectSimilarity: 0.26, ScoreMargin: 0.08, KeywordBoost: 0.10,
+		MinSimilarity: 0.32, InjectSimilarity: 0.38, ScoreMargin: 0.08, KeywordBoost: 0.10, LexicalWeight: 0.016,
 	},
 }
 
@@ -206,30 +207,33 @@ func DefaultModel() string {
 	return LexicalID
 }
 
-// Queries embeds prompts as queries. A prompt with no words left (say "/commit"
-// alone, once the command is taken off) gets the zero vector, which matches
-// nothing: a model would otherwise rank skills against its query prefix.
+// Queries embeds prompts' texts as queries. An empty text (a bare "/name"
+// command, a pasted trace with nothing else) gets the zero vector, which is
+// similar to no skill, instead of whatever the model makes of nothing.
 func Queries(e Embedder, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
-	var todo []string
+	var some []string
 	var at []int
 	for i, t := range texts {
 		if strings.TrimSpace(t) == "" {
 			out[i] = make([]float32, e.Model().Dim)
 			continue
 		}
-		todo = append(todo, t)
+		some = append(some, t)
 		at = append(at, i)
 	}
-	if len(todo) == 0 {
+	if len(some) == 0 {
 		return out, nil
 	}
-	vecs, err := e.Embed(todo, Query)
+	vecs, err := e.Embed(some, Query)
 	if err != nil {
 		return nil, err
 	}
-	for j, i := range at {
-		out[i] = vecs[j]
+	if len(vecs) != len(some) {
+		return nil, fmt.Errorf("got %d vectors for %d texts", len(vecs), len(some))
+	}
+	for i, v := range vecs {
+		out[at[i]] = v
 	}
 	return out, nil
 }

@@ -62,6 +62,27 @@ func ReadTSV(r io.Reader) ([]Case, error) {
 	return cases, nil
 }
 
+// The halves of a labelled set, for tuning on one and checking on the other.
+const (
+	Tune = "tune" // the 1st, 3rd, 5th, ... row of each category
+	Held = "held" // the 2nd, 4th, ... row of each category
+)
+
+// Half returns the cases of one half (Tune or Held): rows alternate between
+// the halves within each category, so both have every category.
+func Half(cases []Case, half string) []Case {
+	seen := map[string]int{}
+	var out []Case
+	for _, c := range cases {
+		n := seen[c.Category]
+		seen[c.Category] = n + 1
+		if (n%2 == 0) == (half == Tune) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Outcome is what the pipeline did with one case.
 type Outcome struct {
 	Case

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,4 +68,23 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+func TestHalf(t *testing.T) {
+	var cases []Case
+	for i, cat := range []string{"direct", "direct", "negative", "direct", "negative"} {
+		cases = append(cases, Case{Line: i + 2, Category: cat})
+	}
+	lines := func(cs []Case) (out []int) {
+		for _, c := range cs {
+			out = append(out, c.Line)
+		}
+		return out
+	}
+	if got := lines(Half(cases, Tune)); !slices.Equal(got, []int{2, 4, 5}) {
+		t.Errorf("tune: %v", got)
+	}
+	if got := lines(Half(cases, Held)); !slices.Equal(got, []int{3, 6}) {
+		t.Errorf("held: %v", got)
+	}
 }

@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/vecfile"
@@ -28,32 +28,19 @@ func (s Stats) String() string {
 	return fmt.Sprintf("%d embedded, %d reused, %d removed", s.Embedded, s.Reused, s.Removed)
 }
 
-// DocumentText is the text that stands for a skill when it is embedded.
-func DocumentText(s record.Skill) string {
-	var b strings.Builder
-	b.WriteString(strings.NewReplacer("-", " ", "_", " ").Replace(s.Name))
-	b.WriteString(": ")
-	b.WriteString(s.Description)
-	if extra := append(append(append([]string{}, s.Keywords...), s.Aliases...), s.Tags...); len(extra) > 0 {
-		b.WriteString(" (")
-		b.WriteString(strings.Join(extra, ", "))
-		b.WriteString(")")
-	}
-	return b.String()
-}
-
-// Build embeds skills with emb. Vectors of skills with the same id and hash
-// in old are reused when old was built by the same model.
+// Build embeds skills with emb and counts the terms of their text for BM25.
+// Vectors and terms of skills with the same id and hash in old are reused
+// when old was built by the same model under the same TextRules.
 func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now time.Time) (*vecfile.Index, Stats, error) {
 	m := emb.Model()
 	reuse := map[string]vecfile.Entry{}
-	if old != nil && old.Header.Model == m.ID && old.Header.Dim == m.Dim {
+	if old != nil && old.Header.Model == m.ID && old.Header.Dim == m.Dim && old.Header.Text == TextRules {
 		for _, e := range old.Entries {
 			reuse[e.Skill.ID+"\x00"+e.Skill.Hash] = e
 		}
 	}
 	idx := &vecfile.Index{Header: vecfile.Header{
-		Model: m.ID, Embedder: m.Backend, Dim: m.Dim, Created: now.UTC().Format(time.RFC3339),
+		Model: m.ID, Embedder: m.Backend, Dim: m.Dim, Created: now.UTC().Format(time.RFC3339), Text: TextRules,
 	}}
 	var stats Stats
 	var texts []string
@@ -64,8 +51,9 @@ func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now ti
 			e.Skill = s // path, mtime or root may have moved
 			stats.Reused++
 		} else {
-			e = vecfile.Entry{Skill: s}
-			texts = append(texts, DocumentText(s))
+			text := DocumentText(s, readBody(s.Path))
+			e = vecfile.Entry{Skill: s, Terms: bm25.Terms(text)}
+			texts = append(texts, text)
 			pending = append(pending, len(idx.Entries))
 		}
 		idx.Entries = append(idx.Entries, e)
@@ -86,6 +74,11 @@ func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now ti
 	if old != nil {
 		stats.Removed = countGone(old, skills)
 	}
+	docs := make([]map[string]int, len(idx.Entries))
+	for i, e := range idx.Entries {
+		docs[i] = e.Terms
+	}
+	idx.Header.BM25 = bm25.NewStats(docs)
 	idx.Header.Count = len(idx.Entries)
 	return idx, stats, nil
 }

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -57,9 +59,51 @@ func TestBuildIncremental(t *testing.T) {
 }
 
 func TestDocumentText(t *testing.T) {
-	got := DocumentText(record.Skill{Name: "helm-chart", Description: "Build charts.", Keywords: []string{"helm", "k8s"}})
-	if got != "helm chart: Build charts. (helm, k8s)" {
+	s := record.Skill{Name: "helm-chart", Description: "Build charts.", Keywords: []string{"helm", "k8s"}}
+	if got := DocumentText(s, ""); got != "helm chart: Build charts. (helm, k8s)" {
 		t.Errorf("got %q", got)
+	}
+	body := "# Helm\n\nIntro.\n\n## When to Use This Skill\n\n- a new chart\n- chart\n  values\n\n### Examples\nhelm create\n\n## Steps\n\nrun it\n"
+	if got := DocumentText(s, body); got != "helm chart: Build charts. (helm, k8s) - a new chart - chart values ### Examples helm create" {
+		t.Errorf("with body: got %q", got)
+	}
+}
+
+func TestWhenSection(t *testing.T) {
+	for body, want := range map[string]string{
+		"":                               "",
+		"# Title\nno section\n":          "",
+		"## Use cases\nA\n## Other\nB\n": "A",
+		"# Triggers\nx y\n":              "x y",
+		"## Use when\n" + strings.Repeat("é", 900): strings.Repeat("é", maxWhenChars),
+	} {
+		if got := WhenSection(body); got != want {
+			t.Errorf("WhenSection(%.30q) = %.30q, want %.30q", body, got, want)
+		}
+	}
+}
+
+func TestBuildReadsBodyAndCountsTerms(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "SKILL.md")
+	if err := os.WriteFile(path, []byte("---\nname: pg\ndescription: Tune queries.\n---\n## When to use\nslow postgres queries\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	skills := []record.Skill{{ID: "pg", Name: "pg", Description: "Tune queries.", Path: path, Hash: "h"}, {ID: "b", Name: "b", Description: "Other."}}
+	idx, _, err := Build(skills, nil, embed.NewLexical(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idx.Entries[0].Terms["postgres"] != 1 || idx.Entries[0].Terms["queries"] != 2 {
+		t.Errorf("terms: %v", idx.Entries[0].Terms)
+	}
+	if idx.Header.Text != TextRules || idx.Header.BM25.IDF["postgres"] <= 0 || idx.Header.BM25.AvgLen == 0 {
+		t.Errorf("header: %+v", idx.Header)
+	}
+	// Other text rules: nothing is reused.
+	idx.Header.Text = "old"
+	if _, stats, _ := Build(skills, idx, embed.NewLexical(), time.Now()); stats.Reused != 0 {
+		t.Errorf("reused vectors made under other text rules: %+v", stats)
 	}
 }
 

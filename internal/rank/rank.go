@@ -1,6 +1,7 @@
 // Package rank scores every skill of an index against each query: cosine
-// similarity, plus a boost for the skill's keywords and aliases appearing in
-// the prompt, plus explicit mentions, which outrank everything.
+// similarity, plus a weighted BM25 score of the prompt against the skill's
+// text, plus a boost for the skill's keywords and aliases appearing in the
+// prompt, plus explicit mentions, which outrank everything.
 package rank
 
 import (
@@ -13,9 +14,11 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/mention"
 	"github.com/skill-inject/ski/internal/ndjson"
+	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/vecfile"
 )
@@ -34,7 +37,10 @@ type Options struct {
 	// KeywordBoost returns the boost per keyword hit for a model and the
 	// query's directory; nil means the model's calibrated default.
 	KeywordBoost func(model, cwd string) float64
-	MaxLine      int
+	// LexicalWeight, when not nil, replaces the model's weight of the BM25
+	// score.
+	LexicalWeight *float64
+	MaxLine       int
 }
 
 // Run reads query records and writes candidate records.
@@ -153,6 +159,14 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	if o.KeywordBoost != nil {
 		boost = o.KeywordBoost(h.Model, q.Cwd)
 	}
+	lexWeight := c.model.LexicalWeight
+	if o.LexicalWeight != nil {
+		lexWeight = *o.LexicalWeight
+	}
+	var terms bm25.Query
+	if lexWeight != 0 {
+		terms = bm25.NewQuery(prompt.QueryText(q.Prompt))
+	}
 	mentioned := map[int]string{}
 	for _, m := range mention.Find(q.Prompt, c.names) {
 		for _, i := range c.byName[m.Name] {
@@ -168,6 +182,12 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		cd := c.candidate(q, e.Skill)
 		cd.Cosine = round(cos)
 		cd.Why = []string{fmt.Sprintf("cosine %.3f", cos)}
+		if len(terms) > 0 {
+			if lex := lexWeight * h.BM25.Score(terms, e.Terms); lex > 0 {
+				cd.Lexical = round(lex)
+				cd.Why = append(cd.Why, fmt.Sprintf("bm25 +%.3f", lex))
+			}
+		}
 		hits := 0
 		for _, k := range c.keywords[i] {
 			if hits < MaxKeywordHits && k.re.MatchString(q.Prompt) {
@@ -176,7 +196,7 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 			}
 		}
 		cd.Boost = round(float64(hits) * boost)
-		score := cos + cd.Boost
+		score := cos + cd.Lexical + cd.Boost
 		if how, ok := mentioned[i]; ok {
 			cd.Mention = how
 			cd.Why = append(cd.Why, "mentioned ("+how+")")

@@ -66,7 +66,7 @@ func TestRankOrderAndWhy(t *testing.T) {
 	if len(c) == 0 || c[0].ID != "writing/postmortem" || c[0].Rank != 1 || c[0].TopScore != c[0].Score {
 		t.Fatalf("top candidate: %+v", c)
 	}
-	if len(c[0].Why) != 1 || !strings.HasPrefix(c[0].Why[0], "cosine 0.") {
+	if len(c[0].Why) != 2 || !strings.HasPrefix(c[0].Why[0], "cosine 0.") || !strings.HasPrefix(c[0].Why[1], "bm25 +") {
 		t.Errorf("why: %v", c[0].Why)
 	}
 	for i := 1; i < len(c); i++ {
@@ -79,7 +79,7 @@ func TestRankOrderAndWhy(t *testing.T) {
 func TestKeywordBoost(t *testing.T) {
 	path := testIndex(t)
 	c := rank(t, path, "bump the replica count in values.yaml of our helm release", Options{})
-	if c[0].ID != "k8s/helm-chart" || c[0].Boost != 0.2 || len(c[0].Why) != 3 {
+	if c[0].ID != "k8s/helm-chart" || c[0].Boost != 0.2 || len(c[0].Why) != 4 {
 		t.Fatalf("want two keyword hits on helm-chart: %+v", c[0])
 	}
 	fixed := func(string, string) float64 { return 0.5 }
@@ -130,5 +130,21 @@ func TestModelMismatch(t *testing.T) {
 	err = Run(Options{IndexPath: path}, strings.NewReader(`{"kind":"candidate"}`+"\n"), &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "pipe ski-embed --query into ski-rank") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestLexicalWeight(t *testing.T) {
+	path := testIndex(t)
+	w := 0.1
+	c := rank(t, path, "our kubernetes charts fail to lint", Options{LexicalWeight: &w})
+	if c[0].ID != "k8s/helm-chart" || c[0].Lexical <= 0 || c[0].Score != round(c[0].Cosine+c[0].Lexical) {
+		t.Fatalf("want a BM25 part on helm-chart: %+v", c[0])
+	}
+	if !strings.HasPrefix(c[0].Why[1], "bm25 +") {
+		t.Errorf("why: %v", c[0].Why)
+	}
+	w = 0
+	if c = rank(t, path, "our kubernetes charts fail to lint", Options{LexicalWeight: &w}); c[0].Lexical != 0 {
+		t.Errorf("weight 0 must leave BM25 out: %+v", c[0])
 	}
 }

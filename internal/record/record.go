@@ -87,6 +87,7 @@ type Candidate struct {
 
 	Score    float64 `json:"score"`
 	Cosine   float64 `json:"cosine"`
+	Lexical  float64 `json:"lexical"` // weighted BM25 score
 	Boost    float64 `json:"boost"`
 	TopScore float64 `json:"top_score"` // the query's best score, before any gate
 	// Mention is how the prompt named the skill: "slash", "at", "dollar",

@@ -27,6 +27,10 @@ type Options struct {
 	// extra root that does not exist, an unreadable opencode.json). nil
 	// drops them.
 	Warn func(string)
+	// KeepShadowed lists skills that another one shadows as skills too, not
+	// as error records. A host never loads both; this is for evaluating over
+	// a corpus of repositories, where ids, not names, tell skills apart.
+	KeepShadowed bool
 }
 
 // Root is one directory skills are looked for in.

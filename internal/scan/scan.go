@@ -91,13 +91,15 @@ func Scan(o Options) (Result, error) {
 				continue
 			}
 			name := rec.Invoke
-			if i, ok := byInvoke[name]; ok {
+			if i, ok := byInvoke[name]; ok && !o.KeepShadowed {
 				win := &skills[i]
 				win.Shadows = append(win.Shadows, rec.Path)
 				addErr(rank, record.ScanError{Path: rec.Path, Root: r.Path, ID: rec.ID, Reason: shadowReason(*win, rec)})
 				continue
 			}
-			byInvoke[name] = len(skills)
+			if _, ok := byInvoke[name]; !ok {
+				byInvoke[name] = len(skills)
+			}
 			skills = append(skills, rec)
 			skillKeys = append(skillKeys, entry{rank, rec.ID, rec.Path})
 		}

@@ -228,6 +228,15 @@ func TestShadowingSameScope(t *testing.T) {
 	equal(t, "shadows", findSkill(t, res, "a").Shadows, []string{filepath.Join(root, "b", "SKILL.md"), filepath.Join(other, "0", "SKILL.md")})
 }
 
+func TestKeepShadowed(t *testing.T) {
+	root := tempDir(t)
+	writeSkill(t, filepath.Join(root, "b"), "same")
+	writeSkill(t, filepath.Join(root, "a"), "same")
+	res := mustScan(t, Options{Roots: []string{root}, Home: tempDir(t), KeepShadowed: true})
+	equal(t, "kept", ids(res.Skills), []string{"a", "b"})
+	equal(t, "errors", errIDs(res.Errors), nil)
+}
+
 func TestBadInputs(t *testing.T) {
 	base := tempDir(t)
 	root := filepath.Join(base, "bad")

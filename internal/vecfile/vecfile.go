@@ -6,7 +6,13 @@
 //	magic   "SKIVEC\n"
 //	version uint16
 //	header  uint32 length + JSON Header
-//	count × { uint32 length + JSON record.Skill, Dim × float32 }
+//	bm25    float64 mean length, uint32 terms × { uint16 length + term, float32 IDF }
+//	count × { uint32 length + JSON record.Skill, Dim × float32,
+//	          uint32 terms × { uint16 length + term, uint16 count } }
+//
+// Version 2 added the BM25 statistics and each skill's term counts, in
+// binary because JSON maps would make reading the index, which every
+// prompt does, twice as slow.
 package vecfile
 
 import (
@@ -20,14 +26,16 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/record"
 )
 
 // Version is the current file format version.
-const Version = 1
+const Version = 2
 
 const magic = "SKIVEC\n"
 
@@ -47,12 +55,19 @@ type Header struct {
 	Host     string   `json:"host,omitempty"`
 	Roots    []string `json:"roots,omitempty"`
 	Created  string   `json:"created"`
+	// Text names the rules that turned skills into the embedded text;
+	// vectors made under other rules are not reused.
+	Text string `json:"text"`
+	// BM25 holds the collection statistics of the entries' terms; it is
+	// stored in binary after the JSON header.
+	BM25 bm25.Stats `json:"-"`
 }
 
-// Entry is one skill and its vector.
+// Entry is one skill, its vector and the term counts of its text.
 type Entry struct {
 	Skill  record.Skill
 	Vector []float32
+	Terms  map[string]int
 }
 
 // Index is a whole file in memory.
@@ -110,6 +125,9 @@ func decode(r *bufio.Reader) (*Index, error) {
 	if err := readJSON(r, &idx.Header); err != nil {
 		return nil, fmt.Errorf("header: %w", err)
 	}
+	if err := readStats(r, &idx.Header.BM25); err != nil {
+		return nil, fmt.Errorf("bm25 statistics: %w", err)
+	}
 	h := idx.Header
 	if h.Dim <= 0 || h.Dim > 8192 || h.Count < 0 || h.Count > 1_000_000 {
 		return nil, fmt.Errorf("%w: implausible header dim=%d count=%d", ErrCorrupt, h.Dim, h.Count)
@@ -127,6 +145,10 @@ func decode(r *bufio.Reader) (*Index, error) {
 		e.Vector = make([]float32, h.Dim)
 		for j := range e.Vector {
 			e.Vector[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
+		}
+		var err error
+		if e.Terms, err = readTerms(r); err != nil {
+			return nil, fmt.Errorf("terms %d: %w", i, err)
 		}
 		idx.Entries = append(idx.Entries, e)
 	}
@@ -193,6 +215,7 @@ func Encode(w io.Writer, idx *Index) error {
 	if err := writeJSON(&buf, idx.Header); err != nil {
 		return err
 	}
+	writeStats(&buf, idx.Header.BM25)
 	raw := make([]byte, 4*idx.Header.Dim)
 	for _, e := range idx.Entries {
 		if err := writeJSON(&buf, e.Skill); err != nil {
@@ -202,6 +225,7 @@ func Encode(w io.Writer, idx *Index) error {
 			binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(x))
 		}
 		buf.Write(raw)
+		writeTerms(&buf, e.Terms)
 	}
 	zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 	if err != nil {
@@ -222,4 +246,108 @@ func writeJSON(buf *bytes.Buffer, v any) error {
 	binary.Write(buf, binary.LittleEndian, uint32(len(b)))
 	buf.Write(b)
 	return nil
+}
+
+// writeTerms writes term counts, sorted by term so that equal indexes are
+// equal files. Counts are capped at 65535.
+func writeTerms(buf *bytes.Buffer, terms map[string]int) {
+	keys := sortedTerms(terms)
+	binary.Write(buf, binary.LittleEndian, uint32(len(keys)))
+	for _, t := range keys {
+		writeTerm(buf, t)
+		binary.Write(buf, binary.LittleEndian, uint16(min(terms[t], math.MaxUint16)))
+	}
+}
+
+func readTerms(r *bufio.Reader) (map[string]int, error) {
+	n, err := readCount(r)
+	if err != nil || n == 0 {
+		return nil, err
+	}
+	terms := make(map[string]int, n)
+	var word []byte
+	var two [2]byte
+	for range n {
+		if word, err = readTerm(r, word); err != nil {
+			return nil, err
+		}
+		if _, err := io.ReadFull(r, two[:]); err != nil {
+			return nil, err
+		}
+		terms[string(word)] = int(binary.LittleEndian.Uint16(two[:]))
+	}
+	return terms, nil
+}
+
+// writeStats writes BM25 statistics, terms sorted.
+func writeStats(buf *bytes.Buffer, s bm25.Stats) {
+	binary.Write(buf, binary.LittleEndian, s.AvgLen)
+	keys := sortedTerms(s.IDF)
+	binary.Write(buf, binary.LittleEndian, uint32(len(keys)))
+	for _, t := range keys {
+		writeTerm(buf, t)
+		binary.Write(buf, binary.LittleEndian, float32(s.IDF[t]))
+	}
+}
+
+func readStats(r *bufio.Reader, s *bm25.Stats) error {
+	if err := binary.Read(r, binary.LittleEndian, &s.AvgLen); err != nil {
+		return err
+	}
+	n, err := readCount(r)
+	if err != nil || n == 0 {
+		return err
+	}
+	s.IDF = make(map[string]float64, n)
+	var word []byte
+	var four [4]byte
+	for range n {
+		if word, err = readTerm(r, word); err != nil {
+			return err
+		}
+		if _, err := io.ReadFull(r, four[:]); err != nil {
+			return err
+		}
+		s.IDF[string(word)] = float64(math.Float32frombits(binary.LittleEndian.Uint32(four[:])))
+	}
+	return nil
+}
+
+func sortedTerms[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for t := range m {
+		if len(t) <= math.MaxUint16 {
+			keys = append(keys, t)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func writeTerm(buf *bytes.Buffer, t string) {
+	binary.Write(buf, binary.LittleEndian, uint16(len(t)))
+	buf.WriteString(t)
+}
+
+// readTerm reads a term into word's storage.
+func readTerm(r *bufio.Reader, word []byte) ([]byte, error) {
+	var two [2]byte
+	if _, err := io.ReadFull(r, two[:]); err != nil {
+		return nil, err
+	}
+	word = append(word[:0], make([]byte, binary.LittleEndian.Uint16(two[:]))...)
+	_, err := io.ReadFull(r, word)
+	return word, err
+}
+
+// readCount reads a uint32 number of items, bounded like a record.
+func readCount(r *bufio.Reader) (uint32, error) {
+	var n uint32
+	if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
+		return 0, err
+	}
+	if n > maxRecord {
+		return 0, fmt.Errorf("%w: %d items", ErrCorrupt, n)
+	}
+	return n, nil
 }

@@ -10,14 +10,17 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/record"
 )
 
 func sample() *Index {
 	return &Index{
-		Header: Header{Model: "m", Embedder: "lexical", Dim: 3, Created: "2026-01-01T00:00:00Z"},
+		Header: Header{Model: "m", Embedder: "lexical", Dim: 3, Created: "2026-01-01T00:00:00Z", Text: "t1",
+			BM25: bm25.Stats{IDF: map[string]float64{"helm": 0.75, "chart": 0.25}, AvgLen: 1.5}},
 		Entries: []Entry{
-			{Skill: record.Skill{Kind: "skill", ID: "a/b", Name: "b", Hash: "sha256:1"}, Vector: []float32{1, 0, 0}},
+			{Skill: record.Skill{Kind: "skill", ID: "a/b", Name: "b", Hash: "sha256:1"}, Vector: []float32{1, 0, 0},
+				Terms: map[string]int{"helm": 2, "chart": 1, "c++": 70000}},
 			{Skill: record.Skill{Kind: "skill", ID: "c", Name: "c", Hash: "sha256:2"}, Vector: []float32{0, 0.6, 0.8}},
 		},
 	}
@@ -33,6 +36,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	want.Entries[0].Terms["c++"] = 65535 // counts are capped
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}

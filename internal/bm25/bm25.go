@@ -1,0 +1,124 @@
+// Package bm25 is ski's lexical scorer: Okapi BM25 over the text that stands
+// for each skill. Term statistics are computed when the index is built and
+// stored in it, so scoring a prompt costs a few map look-ups per skill.
+package bm25
+
+import (
+	"math"
+	"strings"
+	"unicode"
+)
+
+// BM25 parameters: the usual defaults.
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// stopWords are English function words and verbs of request that carry no
+// topic ("can you make a ..."). They are dropped from documents and queries.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the and or but of to in on for with by from at as is are was were be been
+		this that these those it its into via your you we our us i me my can could do does did how what when where which
+		who why use using used make get set new just not no all any some more most than then there their them they
+		will would should about also only one two over under out up please want need let so if`) {
+		stopWords[w] = true
+	}
+}
+
+// Tokenize splits text into lower-case terms: runs of letters and digits,
+// keeping inner '+', '#' and '.' (c++, c#, next.js), without stop words and
+// one-character terms.
+func Tokenize(text string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '+' && r != '#' && r != '.'
+	}) {
+		f = strings.TrimLeft(strings.TrimRight(f, "."), ".+#")
+		if len(f) < 2 || stopWords[f] {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// Terms counts the terms of a document.
+func Terms(text string) map[string]int {
+	tf := map[string]int{}
+	for _, t := range Tokenize(text) {
+		tf[t]++
+	}
+	return tf
+}
+
+// Stats are the collection statistics BM25 needs: each term's inverse
+// document frequency and the mean document length in terms.
+type Stats struct {
+	IDF    map[string]float64 `json:"idf"`
+	AvgLen float64            `json:"avg_len"`
+}
+
+// NewStats computes the statistics of a collection of documents, each given
+// as its term counts.
+func NewStats(docs []map[string]int) Stats {
+	df := map[string]int{}
+	total := 0
+	for _, d := range docs {
+		for t, n := range d {
+			df[t]++
+			total += n
+		}
+	}
+	s := Stats{IDF: make(map[string]float64, len(df))}
+	n := float64(len(docs))
+	for t, k := range df {
+		s.IDF[t] = idf(n, float64(k))
+	}
+	if len(docs) > 0 {
+		s.AvgLen = float64(total) / n
+	}
+	return s
+}
+
+// idf is BM25's inverse document frequency, kept positive.
+func idf(n, df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
+
+// Query is a prompt's distinct terms.
+type Query []string
+
+// NewQuery tokenizes a prompt into its distinct terms.
+func NewQuery(text string) Query {
+	seen := map[string]bool{}
+	var q Query
+	for _, t := range Tokenize(text) {
+		if !seen[t] {
+			seen[t] = true
+			q = append(q, t)
+		}
+	}
+	return q
+}
+
+// Score is the BM25 score of a document (its term counts) for q. Terms the
+// collection never saw score nothing.
+func (s Stats) Score(q Query, doc map[string]int) float64 {
+	if len(doc) == 0 || s.AvgLen == 0 {
+		return 0
+	}
+	dl := 0
+	for _, n := range doc {
+		dl += n
+	}
+	norm := k1 * (1 - b + b*float64(dl)/s.AvgLen)
+	score := 0.0
+	for _, t := range q {
+		if tf, ok := doc[t]; ok {
+			f := float64(tf)
+			score += s.IDF[t] * f * (k1 + 1) / (f + norm)
+		}
+	}
+	return score
+}

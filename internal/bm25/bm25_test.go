@@ -1,0 +1,37 @@
+package bm25
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestTokenize(t *testing.T) {
+	got := Tokenize("Can you port the C++ parser to Next.js, please? (x, go1.22)")
+	want := []string{"port", "c++", "parser", "next.js", "go1.22"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestScore(t *testing.T) {
+	docs := []map[string]int{
+		Terms("helm chart: create helm charts for kubernetes"),
+		Terms("postmortem: write blameless postmortems after an incident"),
+		Terms("kubernetes manifests: deployments and services for kubernetes"),
+	}
+	s := NewStats(docs)
+	if s.IDF["helm"] <= s.IDF["kubernetes"] {
+		t.Errorf("a rarer term must weigh more: helm %v, kubernetes %v", s.IDF["helm"], s.IDF["kubernetes"])
+	}
+	q := NewQuery("bump the helm chart for our kubernetes cluster, helm 3")
+	if len(q) != 5 { // bump helm chart kubernetes cluster
+		t.Errorf("query terms: %q", q)
+	}
+	helm, pm, k8s := s.Score(q, docs[0]), s.Score(q, docs[1]), s.Score(q, docs[2])
+	if !(helm > k8s && k8s > pm && pm == 0) {
+		t.Errorf("scores helm %v, k8s %v, postmortem %v", helm, k8s, pm)
+	}
+	if (Stats{}).Score(q, docs[0]) != 0 || s.Score(q, nil) != 0 {
+		t.Error("empty stats or document must score 0")
+	}
+}

@@ -1,0 +1,91 @@
+package index
+
+import (
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/skill-inject/ski/internal/record"
+)
+
+// TextRules names the rules of DocumentText. Change it whenever they
+// change, so that indexes built under the old rules are re-embedded.
+const TextRules = "name-description-keywords-when.v1"
+
+// maxWhenChars bounds the "when to use" section taken from a skill's body.
+const maxWhenChars = 800
+
+// DocumentText is the text that stands for a skill when it is embedded and
+// scored lexically: its name, description, keywords, aliases and tags, and
+// the section of its body that says when to use it, if it has one. body is
+// the SKILL.md without frontmatter ("" when unknown).
+func DocumentText(s record.Skill, body string) string {
+	var b strings.Builder
+	b.WriteString(strings.NewReplacer("-", " ", "_", " ").Replace(s.Name))
+	b.WriteString(": ")
+	b.WriteString(s.Description)
+	if extra := append(append(append([]string{}, s.Keywords...), s.Aliases...), s.Tags...); len(extra) > 0 {
+		b.WriteString(" (")
+		b.WriteString(strings.Join(extra, ", "))
+		b.WriteString(")")
+	}
+	if when := WhenSection(body); when != "" {
+		b.WriteString(" ")
+		b.WriteString(when)
+	}
+	return b.String()
+}
+
+var (
+	headingRe = regexp.MustCompile(`^(#{1,6})\s+(.*)`)
+	// whenRe matches the headings skill authors give the section that says
+	// when a skill applies.
+	whenRe = regexp.MustCompile(`(?i)when to (use|apply|invoke)|use this skill|use when|triggers?\b|use cases?`)
+)
+
+// WhenSection returns the body of the first-level-or-deeper sections whose
+// heading says when to use the skill ("When to Use This Skill", "Use
+// cases", "Triggers"), whitespace collapsed, cut to maxWhenChars.
+func WhenSection(body string) string {
+	var out []string
+	on, level := false, 0
+	for _, line := range strings.Split(body, "\n") {
+		if m := headingRe.FindStringSubmatch(line); m != nil {
+			if on && len(m[1]) <= level {
+				on = false
+			}
+			if !on && whenRe.MatchString(m[2]) {
+				on, level = true, len(m[1])
+				continue
+			}
+		}
+		if on {
+			out = append(out, line)
+		}
+	}
+	text := strings.Join(strings.Fields(strings.Join(out, " ")), " ")
+	return truncateRunes(text, maxWhenChars)
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
+
+var frontmatterRe = regexp.MustCompile(`(?s)\A---\r?\n.*?\r?\n---[ \t]*(\r?\n|\z)`)
+
+// readBody returns the SKILL.md at path without its frontmatter, or "" when
+// it cannot be read: the skill is then indexed by its frontmatter alone.
+func readBody(path string) string {
+	if path == "" {
+		return ""
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return frontmatterRe.ReplaceAllString(string(data), "")
+}
