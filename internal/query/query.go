@@ -37,6 +37,9 @@ type Options struct {
 	MaxLine  int
 	Warn     func(string)
 	Now      func() time.Time
+	// Wrap, when set, wraps the embedder of automatic indexes (with an
+	// embed server client, say).
+	Wrap func(embed.Embedder) embed.Embedder
 }
 
 // Run reads events from in and writes query records to out.
@@ -92,6 +95,9 @@ func (q *querier) embedder(model string) (embed.Embedder, error) {
 func (q *querier) autoEmbedder() embed.Embedder {
 	if q.auto == nil {
 		q.auto = embed.OpenOrLexical(q.o.Model, q.o.Embed, q.o.Warn)
+		if q.o.Wrap != nil {
+			q.auto = q.o.Wrap(q.auto)
+		}
 		q.embedders[q.auto.Model().ID] = q.auto
 	}
 	return q.auto
