@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/skill-inject/ski/internal/cli"
@@ -65,7 +67,9 @@ func (s server) spawn(model string) error {
 	if s.runtime != "" {
 		args = append(args, "--onnxruntime", s.runtime)
 	}
-	return embedsrv.Spawn(exe, args...)
+	// The server outlives the hook whose deadline this process may carry.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, cli.DeadlineEnv+"=") })
+	return embedsrv.Spawn(env, exe, args...)
 }
 
 // serve runs the server for model (or, with detach, starts it in the

@@ -42,6 +42,10 @@ func Serve(o ServerOptions) error {
 	} else if !ok {
 		return ErrRunning
 	}
+	// The lock file names the server's process, for people and scripts.
+	if err := lock.Truncate(0); err == nil {
+		fmt.Fprintf(lock, "%d\n", os.Getpid())
+	}
 	emb, err := o.Open()
 	if err != nil {
 		return err

@@ -12,13 +12,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Spawn starts "exe args..." as a detached server: in its own session,
+// Spawn starts "exe args..." with environment env as a detached server: in its own session,
 // with /dev/null for its standard streams and none of this process's other
 // descriptors (a host waiting for a hook's stderr to close must not wait for
 // the server), and does not wait for it.
-func Spawn(exe string, args ...string) error {
+func Spawn(env []string, exe string, args ...string) error {
 	closeOnExec()
 	cmd := exec.Command(exe, args...)
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", exe, err)
