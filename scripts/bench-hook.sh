@@ -71,9 +71,10 @@ hook="$repo/scripts/hook-claude.sh prompt <$tmp/cur.json >/dev/null"
 stats() {
 	python3 - "$1" "$2" <<'PY'
 import json, sys
-t = sorted(x * 1000 for x in json.load(open(sys.argv[2]))["results"][0]["times"])
+r = json.load(open(sys.argv[2]))["results"][0]
+t = sorted(x * 1000 for x in r["times"])
 n = len(t)
-print("%-28s p50 %7.1f ms   p95 %7.1f ms   (n=%d)" % (sys.argv[1], t[n // 2], t[min(n - 1, int(n * 0.95))], n), end="")
+print("%-26s p50 %7.1f ms  p95 %7.1f ms  cpu %6.1f ms  (n=%d)" % (sys.argv[1], t[n // 2], t[min(n - 1, int(n * 0.95))], (r["user"] + r["system"]) * 1000, n), end="")
 PY
 }
 # rss CMD: peak RSS of the largest process CMD waits for, over 10 runs.
@@ -84,9 +85,10 @@ rss() {
 		kb=$( { /usr/bin/time -f %M sh -c "$1" >/dev/null; } 2>&1 | tail -n 1)
 		[ "$kb" -gt "$max" ] && max=$kb
 	done
-	printf '   peak RSS %5.1f MB\n' "$(echo "$max" | awk '{print $1/1024}')"
+	printf '  peak RSS %5.1f MB\n' "$(echo "$max" | awk '{print $1/1024}')"
 }
 
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (cpu = user+system time of the hook and its stages, less sensitive to a busy machine)"
 echo "ski hook benchmark: $(grep -c . testdata/bench/prompts.txt) prompts, $(bin/ski-scan | grep -c '"kind":"skill"') skills from $root, $(nproc) cores"
 
 # Index build: in process, from nothing (the optimised-model cache included).
@@ -123,3 +125,4 @@ echo 0 >"$tmp/n"
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --prepare "$tmp/next" "$hook" >/dev/null
 stats "lexical fallback" "$tmp/h.json"
 rss "$hook"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

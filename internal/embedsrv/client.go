@@ -20,20 +20,29 @@ type Client struct {
 	// Timeout bounds connecting and a one-text round trip; longer requests
 	// get PerText more for each text.
 	Timeout, PerText time.Duration
-	// Start, when set, is called when no server listens on Socket (no
-	// socket file, or a dead server's), to start one for next time.
+	// Start, when set, is called on Close when no server listened on
+	// Socket (no socket file, or a dead server's), to start one for next
+	// time: after the work, so the new server's loading does not compete
+	// with this process's own.
 	Start func() error
 	// Log receives one line when a server was there but failed.
 	Log func(string)
 
-	off bool
+	off, start bool
 }
 
 // Model is the local embedder's model.
 func (c *Client) Model() embed.Model { return c.Local.Model() }
 
-// Close closes the local embedder.
-func (c *Client) Close() error { return c.Local.Close() }
+// Close closes the local embedder, and starts a server if none answered.
+func (c *Client) Close() error {
+	if c.start && c.Start != nil {
+		if err := c.Start(); err != nil && c.Log != nil {
+			c.Log(fmt.Sprintf("start embed server: %v", err))
+		}
+	}
+	return c.Local.Close()
+}
 
 // Embed asks the server, falling back to the local embedder.
 func (c *Client) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
@@ -48,14 +57,11 @@ func (c *Client) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
 	return c.Local.Embed(texts, p)
 }
 
-// failed starts a server when none listens and reports other failures.
+// failed notes that a server should be started when none listens, and
+// reports other failures.
 func (c *Client) failed(err error) {
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
-		if c.Start != nil {
-			if err := c.Start(); err != nil && c.Log != nil {
-				c.Log(fmt.Sprintf("start embed server: %v", err))
-			}
-		}
+		c.start = true
 		return
 	}
 	if c.Log != nil {

@@ -105,6 +105,10 @@ func TestNoServerFallsBackAndStartsOne(t *testing.T) {
 	c, l, starts := client(socket(t), "b1")
 	check(t, c, l, 2)
 	check(t, c, l, 4) // does not ask again
+	if *starts != 0 {
+		t.Fatalf("server started before Close")
+	}
+	c.Close()
 	if *starts != 1 {
 		t.Fatalf("starts %d, want 1", *starts)
 	}
@@ -122,6 +126,7 @@ func TestStaleSocket(t *testing.T) {
 	ln.Close()
 	c, l, starts := client(sock, "b1")
 	check(t, c, l, 2)
+	c.Close()
 	if *starts != 1 {
 		t.Fatalf("starts %d, want 1", *starts)
 	}
