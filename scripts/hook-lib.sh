@@ -25,6 +25,7 @@ fi
 ski_state=${XDG_STATE_HOME:-${HOME:-/tmp}/.local/state}/ski
 ski_log=$ski_state/hook.log
 ski_timeout=${SKI_HOOK_TIMEOUT:-10}
+case $ski_timeout in '' | *[!0-9]*) ski_timeout=10 ;; esac # whole seconds
 # One deadline (Unix ms) for the whole pipeline, honoured by every stage.
 if [ -n "${EPOCHREALTIME:-}" ]; then
 	ski_now=${EPOCHREALTIME/[.,]/}
