@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -51,7 +52,23 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	home := t.TempDir()
-	return &world{t: t, home: home, skills: filepath.Join(repo, "testdata", "skills")}
+	w := &world{t: t, home: home, skills: filepath.Join(repo, "testdata", "skills")}
+	t.Cleanup(w.stopServers)
+	return w
+}
+
+// stopServers stops the embed servers the world's hooks started (their
+// lock files hold their process ids).
+func (w *world) stopServers() {
+	locks, _ := filepath.Glob(filepath.Join(w.home, ".local", "state", "ski", "run", "*.lock"))
+	for _, l := range locks {
+		b, _ := os.ReadFile(l)
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Kill()
+			}
+		}
+	}
 }
 
 func (w *world) env() []string {
@@ -64,6 +81,8 @@ func (w *world) env() []string {
 		"XDG_DATA_HOME=" + filepath.Join(w.home, ".local", "share"),
 		"SKI_BIN=" + binDir,
 		"SKI_ROOTS=" + w.skills,
+		// No embed server unless a test asks for one (server_test.go).
+		"SKI_EMBED_SERVER=0",
 	}
 	return append(env, w.extra...)
 }

@@ -271,3 +271,14 @@ func TestStatsFollowUp(t *testing.T) {
 		t.Fatalf("stats: %+v", r)
 	}
 }
+
+// The pipeline shares one deadline: when it passes, the stages stop and the
+// hook prints nothing, exits 0 and says why under SKI_DEBUG=1.
+func TestDeadlineFailsOpen(t *testing.T) {
+	w := newWorld(t)
+	w.extra = []string{"SKI_HOOK_TIMEOUT=0", "SKI_DEBUG=1"}
+	r := w.run(w.payload("claude-prompt.json"), filepath.Join(repo, "scripts", "hook-claude.sh"), "prompt")
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "pipeline failed") || !strings.Contains(r.stderr, "deadline passed") {
+		t.Fatalf("want silent exit 0 with a deadline reason, got %+v", r)
+	}
+}

@@ -7,8 +7,14 @@
 
 set -uo pipefail
 
+# Every fork costs about a millisecond of a hook that runs on each prompt:
+# builtins and parameter expansion stand in for dirname, mkdir and per-stage
+# timeout processes.
 ski_mode=${1:-}
-ski_here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
+case ${BASH_SOURCE[0]} in
+*/*) ski_here=${BASH_SOURCE[0]%/*} ;;
+*) ski_here=. ;;
+esac
 # Binaries: $SKI_BIN when set, else the repository's bin/ (where the README's
 # set-up builds them), else PATH.
 if [ -n "${SKI_BIN:-}" ]; then
@@ -19,6 +25,14 @@ fi
 ski_state=${XDG_STATE_HOME:-${HOME:-/tmp}/.local/state}/ski
 ski_log=$ski_state/hook.log
 ski_timeout=${SKI_HOOK_TIMEOUT:-10}
+case $ski_timeout in '' | *[!0-9]*) ski_timeout=10 ;; esac # whole seconds
+# One deadline (Unix ms) for the whole pipeline, honoured by every stage.
+if [ -n "${EPOCHREALTIME:-}" ]; then
+	ski_now=${EPOCHREALTIME/[.,]/}
+	export SKI_DEADLINE=$((${ski_now:0:-3} + ski_timeout * 1000))
+else
+	export SKI_DEADLINE=$(($(date +%s) * 1000 + ski_timeout * 1000))
+fi
 
 # ski_fail REASON [with-log]: give up silently; under SKI_DEBUG=1 say why on
 # the host's stderr, with the last line a stage logged when asked.
@@ -35,7 +49,7 @@ ski_fail() {
 
 # fd 3 keeps the host's stderr for the debug line; stage messages go to the log.
 exec 3>&2
-if { mkdir -p "$ski_state" && : >>"$ski_log"; } 2>/dev/null; then
+if { { [ -d "$ski_state" ] || mkdir -p "$ski_state"; } && : >>"$ski_log"; } 2>/dev/null; then
 	exec 2>>"$ski_log"
 else
 	ski_log=/dev/null
@@ -44,11 +58,8 @@ fi
 
 ski_prompt() {
 	local out
-	out=$(timeout "$ski_timeout" ski-embed --query --host "$SKI_HOST" |
-		timeout "$ski_timeout" ski-rank |
-		timeout "$ski_timeout" ski-select |
-		timeout "$ski_timeout" ski-ledger record |
-		timeout "$ski_timeout" ski-render --host "$SKI_HOST") || ski_fail "pipeline failed" with-log
+	out=$(ski-embed --query --host "$SKI_HOST" | ski-rank | ski-select |
+		ski-ledger record | ski-render --host "$SKI_HOST") || ski_fail "pipeline failed" with-log
 	case $out in
 	'') exit 0 ;;
 	'{'*'}') printf '%s\n' "$out" ;;
@@ -57,7 +68,7 @@ ski_prompt() {
 }
 
 ski_observe() {
-	timeout "$ski_timeout" ski-ledger observe --host "$SKI_HOST" >/dev/null || ski_fail "observe failed" with-log
+	ski-ledger observe --host "$SKI_HOST" >/dev/null || ski_fail "observe failed" with-log
 }
 
 ski_session_start() {
@@ -67,8 +78,11 @@ ski_session_start() {
 	if [ -f "$ski_log" ] && [ "$(wc -c <"$ski_log")" -gt 1048576 ]; then
 		: >"$ski_log"
 	fi
-	printf '%s\n' "$payload" | timeout "$ski_timeout" ski-ledger rearm >/dev/null || ski_fail "rearm failed" with-log
-	printf '%s\n' "$payload" | timeout "$ski_timeout" ski-embed --refresh --host "$SKI_HOST" >/dev/null || ski_fail "reindex failed" with-log
+	# The embed server loads the model in the background (detached, with
+	# none of the hook's descriptors) while the index is checked.
+	ski-embed --serve --detach --host "$SKI_HOST" </dev/null >/dev/null 3>&- || :
+	printf '%s\n' "$payload" | ski-ledger rearm >/dev/null || ski_fail "rearm failed" with-log
+	printf '%s\n' "$payload" | ski-embed --refresh --host "$SKI_HOST" >/dev/null || ski_fail "reindex failed" with-log
 }
 
 ski_main() {

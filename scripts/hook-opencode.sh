@@ -6,5 +6,5 @@
 # Fail-open: any failure prints nothing and exits 0; SKI_DEBUG=1 prints a
 # one-line reason on stderr.
 SKI_HOST=opencode
-. "$(dirname -- "${BASH_SOURCE[0]}")/hook-lib.sh" || exit 0
+case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/hook-lib.sh" || exit 0 ;; *) . ./hook-lib.sh || exit 0 ;; esac
 ski_main

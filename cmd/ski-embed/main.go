@@ -29,6 +29,9 @@ func run(env cli.Env) error {
 	indexPath := fs.String("index", "", "the vector index `file` to write (with scan records) or read (with --query)")
 	queryMode := fs.Bool("query", false, "read prompt events and attach query vectors")
 	refresh := fs.Bool("refresh", false, "bring the automatic index of each event's project up to date")
+	serveMode := fs.Bool("serve", false, "keep the model loaded and embed for other ski-embed processes over a unix socket until idle")
+	detach := fs.Bool("detach", false, "with --serve: start the server in the background and return at once")
+	idle := fs.Duration("idle", 30*time.Minute, "with --serve: exit after this long without a request")
 	fetchMode := fs.Bool("fetch", false, "download a model's files from Hugging Face (HF_ENDPOINT, HF_TOKEN) into $XDG_DATA_HOME/ski/models; the model is the argument or --model")
 	host := fs.String("host", record.HostClaude, "host whose skill roots are used: claude or opencode")
 	model := fs.String("model", "", "model `id` for a new index (default from config, else "+embed.DefaultModel()+")")
@@ -54,13 +57,16 @@ func run(env cli.Env) error {
 		return cli.Usagef("--host %q: want claude or opencode", *host)
 	}
 	modes := 0
-	for _, on := range []bool{*queryMode, *refresh, *indexPath != "" && !*queryMode} {
+	for _, on := range []bool{*queryMode, *refresh, *serveMode, *indexPath != "" && !*queryMode} {
 		if on {
 			modes++
 		}
 	}
 	if modes != 1 {
-		return cli.Usagef("give exactly one of --index FILE, --query, --refresh or --fetch")
+		return cli.Usagef("give exactly one of --index FILE, --query, --refresh, --serve or --fetch")
+	}
+	if *detach && !*serveMode {
+		return cli.Usagef("--detach goes with --serve")
 	}
 	dirs := xdg.Resolve(env.Getenv)
 	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-embed: warning: %s\n", msg) }
@@ -77,13 +83,17 @@ func run(env cli.Env) error {
 	if eenv.Runtime == "" {
 		eenv.Runtime = res.Config(cwd).OnnxRuntime
 	}
+	srv := server{env: env, dirs: dirs, embed: eenv, runtime: *runtime, warn: warn}
+	if *serveMode {
+		return srv.serve(*model, *idle, *detach)
+	}
 	if *queryMode {
 		return query.Run(query.Options{
 			Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
-			Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now,
+			Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap,
 		}, env.Stdin, env.Stdout)
 	}
-	emb := embed.OpenOrLexical(*model, eenv, warn)
+	emb := srv.wrap(embed.OpenOrLexical(*model, eenv, warn))
 	defer emb.Close()
 	if *refresh {
 		return refreshAll(env, so, dirs.Cache, emb, *maxLine, warn)

@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 )
@@ -47,8 +49,21 @@ func OSEnv() Env {
 	return Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 }
 
-// Main runs fn, prints its error as "name: message" and returns the exit code.
+// DeadlineEnv names the environment variable that carries a deadline, in
+// Unix milliseconds, shared by every stage of a hook's pipeline: one
+// timeout for the whole pipeline without a timeout process per stage.
+const DeadlineEnv = "SKI_DEADLINE"
+
+// Main runs fn, prints its error as "name: message" and returns the exit
+// code. When $SKI_DEADLINE passes first, it exits 1 at once.
 func Main(name string, env Env, fn func(Env) error) int {
+	if ms, err := strconv.ParseInt(env.Getenv(DeadlineEnv), 10, 64); err == nil {
+		t := time.AfterFunc(time.Until(time.UnixMilli(ms)), func() {
+			fmt.Fprintf(env.Stderr, "%s: deadline passed (%s)\n", name, DeadlineEnv)
+			os.Exit(ExitError)
+		})
+		defer t.Stop()
+	}
 	err := fn(env)
 	switch {
 	case err == nil:

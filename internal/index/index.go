@@ -114,6 +114,19 @@ func ReadOld(path string, warn func(string)) *vecfile.Index {
 	}
 }
 
+// Current reports whether the index at path exists, is readable and was
+// built by model; a corrupt or foreign file is reported through warn.
+func Current(path, model string, warn func(string)) bool {
+	h, err := vecfile.ReadHeader(path)
+	switch {
+	case err == nil:
+		return h.Model == model
+	case !errors.Is(err, os.ErrNotExist):
+		warn(fmt.Sprintf("%v; rebuilding it", err))
+	}
+	return false
+}
+
 // PathFor is where the automatic index for a host, model and set of roots
 // lives under cacheDir (ski's cache folder). Different projects see
 // different roots, so they get different files.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skill-inject/ski/internal/flock"
 	"github.com/skill-inject/ski/internal/xdg"
 )
 
@@ -265,7 +266,7 @@ func lock(path string, timeout time.Duration) (*os.File, error) {
 			return nil, fmt.Errorf("lock ledger: %w", err)
 		}
 		for {
-			ok, err := tryLock(f)
+			ok, err := flock.TryLock(f)
 			if err != nil {
 				f.Close()
 				return nil, fmt.Errorf("lock ledger %s: %w", path, err)
@@ -464,7 +465,7 @@ func tryLockPath(path string) (*os.File, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if ok, err := tryLock(f); err != nil || !ok || !current(f, path) {
+	if ok, err := flock.TryLock(f); err != nil || !ok || !current(f, path) {
 		f.Close()
 		return nil, false
 	}

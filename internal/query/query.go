@@ -37,6 +37,9 @@ type Options struct {
 	MaxLine  int
 	Warn     func(string)
 	Now      func() time.Time
+	// Wrap, when set, wraps the embedder of automatic indexes (with an
+	// embed server client, say).
+	Wrap func(embed.Embedder) embed.Embedder
 }
 
 // Run reads events from in and writes query records to out.
@@ -92,6 +95,9 @@ func (q *querier) embedder(model string) (embed.Embedder, error) {
 func (q *querier) autoEmbedder() embed.Embedder {
 	if q.auto == nil {
 		q.auto = embed.OpenOrLexical(q.o.Model, q.o.Embed, q.o.Warn)
+		if q.o.Wrap != nil {
+			q.auto = q.o.Wrap(q.auto)
+		}
 		q.embedders[q.auto.Model().ID] = q.auto
 	}
 	return q.auto
@@ -157,7 +163,7 @@ func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 	}
 	emb := q.autoEmbedder()
 	path := index.PathFor(q.o.CacheDir, q.o.Host, emb.Model().ID, RootPaths(scan.Roots(so)))
-	if old := index.ReadOld(path, q.o.Warn); old != nil && old.Header.Model == emb.Model().ID {
+	if index.Current(path, emb.Model().ID, q.o.Warn) {
 		return path, emb, nil
 	}
 	if _, err := Rebuild(path, so, emb, q.o.Warn, q.o.Now()); err != nil {
@@ -176,8 +182,17 @@ func RootPaths(roots []scan.Root) []string {
 }
 
 // Rebuild scans the skills for so and brings the index at path up to date
-// with emb, embedding only what changed.
+// with emb, embedding only what changed. When the skill files are those the
+// index was built from (same scan.Stamp, same model) it neither scans nor
+// writes: the no-change check costs a directory walk and a stat per skill.
 func Rebuild(path string, so scan.Options, emb embed.Embedder, warn func(string), now time.Time) (index.Stats, error) {
+	stamp, err := scan.Stamp(so)
+	if err != nil {
+		return index.Stats{}, fmt.Errorf("scan skills: %w", err)
+	}
+	if h, err := vecfile.ReadHeader(path); err == nil && h.Stamp == stamp && h.Model == emb.Model().ID {
+		return index.Stats{Reused: h.Count}, nil
+	}
 	res, err := scan.Scan(so)
 	if err != nil {
 		return index.Stats{}, fmt.Errorf("scan skills: %w", err)
@@ -188,6 +203,7 @@ func Rebuild(path string, so scan.Options, emb embed.Embedder, warn func(string)
 	}
 	idx.Header.Host = so.Host
 	idx.Header.Roots = RootPaths(scan.Roots(so))
+	idx.Header.Stamp = stamp
 	if err := vecfile.Write(path, idx); err != nil {
 		return stats, err
 	}

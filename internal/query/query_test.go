@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/scan"
 )
 
@@ -98,5 +99,41 @@ func TestRebuildIncremental(t *testing.T) {
 	st, err = Rebuild(path, o.Scan, embed.NewLexical(), o.Warn, time.Now())
 	if err != nil || st.Embedded != 1 || st.Reused != 1 {
 		t.Fatalf("second: %+v %v", st, err)
+	}
+}
+
+// A refresh with nothing changed neither scans nor writes; any change to a
+// skill file (even one that keeps its size) or a new skill is picked up.
+func TestRebuildSkipsWhenUnchanged(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortems.")
+	o := opts(t, root)
+	path := filepath.Join(t.TempDir(), "i.skv")
+	emb := embed.NewLexical()
+	rebuild := func() index.Stats {
+		t.Helper()
+		st, err := Rebuild(path, o.Scan, emb, o.Warn, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if st := rebuild(); st.Embedded != 1 {
+		t.Fatalf("first build: %+v", st)
+	}
+	before, _ := os.Stat(path)
+	if st := rebuild(); st.Embedded != 0 || st.Reused != 1 {
+		t.Fatalf("unchanged: %+v", st)
+	}
+	if after, _ := os.Stat(path); !after.ModTime().Equal(before.ModTime()) {
+		t.Fatalf("unchanged skills: the index was rewritten")
+	}
+	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortem!")
+	if st := rebuild(); st.Embedded != 1 {
+		t.Fatalf("same-size edit: %+v", st)
+	}
+	writeSkill(t, root, "ops/helm", "Helm charts.")
+	if st := rebuild(); st.Embedded != 1 || st.Reused != 1 {
+		t.Fatalf("new skill: %+v", st)
 	}
 }

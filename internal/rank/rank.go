@@ -210,14 +210,22 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		}
 		cands = append(cands, cd)
 	}
-	sort.SliceStable(cands, func(a, b int) bool {
-		if cands[a].Score != cands[b].Score {
-			return cands[a].Score > cands[b].Score
+	// Sort positions, not the candidates: moving the large records costs
+	// more than ranking them.
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ca, cb := &cands[order[a]], &cands[order[b]]
+		if ca.Score != cb.Score {
+			return ca.Score > cb.Score
 		}
-		return cands[a].ID < cands[b].ID
+		return ca.ID < cb.ID
 	})
 	var out []record.Candidate
-	for _, cd := range cands {
+	for _, at := range order {
+		cd := cands[at]
 		keep := cd.Mention != "" || (cd.Score > 0 && (o.Top <= 0 || len(out) < o.Top))
 		if !keep {
 			continue

@@ -1,6 +1,7 @@
 //go:build unix
 
-package ledger
+// Package flock takes advisory file locks without waiting.
+package flock
 
 import (
 	"errors"
@@ -9,9 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// tryLock takes an exclusive flock on f without waiting. It reports false
+// TryLock takes an exclusive flock on f without waiting. It reports false
 // when another open file holds the lock.
-func tryLock(f *os.File) (bool, error) {
+func TryLock(f *os.File) (bool, error) {
 	for {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 		switch {

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/embedsrv"
+	"github.com/skill-inject/ski/internal/xdg"
+)
+
+// Client timeouts: connecting and a one-prompt round trip (a warm server
+// answers in ~5-10 ms, a 512-token prompt in well under 100 ms), and the
+// extra allowed per further text of an index build.
+const (
+	serverTimeout = 300 * time.Millisecond
+	serverPerText = 100 * time.Millisecond
+)
+
+// server is how ski-embed finds, starts and runs the embed server of a
+// model.
+type server struct {
+	env     cli.Env
+	dirs    xdg.Dirs
+	embed   embed.Env
+	runtime string // the --onnxruntime flag, passed on to a started server
+	warn    func(string)
+}
+
+func (s server) socket(model string) (string, error) {
+	dir, err := embedsrv.RunDir(s.env.Getenv, s.dirs.State)
+	if err != nil {
+		return "", err
+	}
+	return embedsrv.SocketPath(dir, model, s.embed), nil
+}
+
+// wrap puts an embed server client in front of e, unless e needs no
+// loading (lexical) or SKI_EMBED_SERVER=0.
+func (s server) wrap(e embed.Embedder) embed.Embedder {
+	m := e.Model()
+	if m.Backend == "lexical" || s.env.Getenv("SKI_EMBED_SERVER") == "0" {
+		return e
+	}
+	sock, err := s.socket(m.ID)
+	if err != nil {
+		s.warn(fmt.Sprintf("embed server: %v; embedding in process", err))
+		return e
+	}
+	return &embedsrv.Client{Local: e, Socket: sock, Build: embedsrv.Build(),
+		Timeout: serverTimeout, PerText: serverPerText,
+		Start: func() error { return s.spawn(m.ID) }, Log: s.warn}
+}
+
+// spawn starts a detached "ski-embed --serve" for model.
+func (s server) spawn(model string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find executable: %w", err)
+	}
+	args := []string{"--serve", "--model", model}
+	if s.runtime != "" {
+		args = append(args, "--onnxruntime", s.runtime)
+	}
+	// The server outlives the hook whose deadline this process may carry.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, cli.DeadlineEnv+"=") })
+	return embedsrv.Spawn(env, exe, args...)
+}
+
+// serve runs the server for model (or, with detach, starts it in the
+// background and returns). A model with nothing to load is not served;
+// another server already running is not an error.
+func (s server) serve(model string, idle time.Duration, detach bool) error {
+	e := embed.OpenOrLexical(model, s.embed, s.warn)
+	defer e.Close()
+	if e.Model().Backend == "lexical" {
+		s.warn(fmt.Sprintf("model %s needs no server", e.Model().ID))
+		return nil
+	}
+	if detach {
+		return s.spawn(model)
+	}
+	sock, err := s.socket(model)
+	if err != nil {
+		return err
+	}
+	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Build: embedsrv.Build(), CacheSize: 256,
+		Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
+	if errors.Is(err, embedsrv.ErrRunning) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,101 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// serverPID waits up to d for the world's embed server to answer and
+// returns its process id (0 if none came up).
+func (w *world) serverPID(d time.Duration) int {
+	w.t.Helper()
+	run := filepath.Join(w.home, ".local", "state", "ski", "run")
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		socks, _ := filepath.Glob(filepath.Join(run, "*.sock"))
+		if len(socks) != 1 {
+			continue
+		}
+		b, _ := os.ReadFile(socks[0] + ".lock")
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			return pid
+		}
+	}
+	return 0
+}
+
+// The warm path (embed server) gives byte-identical payloads to the cold one
+// (model loaded in process), survives a killed server, and session-start
+// starts the server without waiting for it.
+func TestWarmEqualsCold(t *testing.T) {
+	prompts := []string{
+		"write a blameless postmortem for yesterday's 40 minute checkout outage, the timeline is in incident-notes.md",
+		"create a helm chart for our api service with configurable replicas and ingress",
+		"clean up this messy csv export: duplicate rows, mixed date formats and stray whitespace",
+		"@secret-scan look at the last three commits",
+		"what's the capital of Australia",
+	}
+	// Each prompt in a fresh session so the ledger does not silence repeats.
+	payloads := func(w *world, round string) [][]byte {
+		var out [][]byte
+		for i, p := range prompts {
+			b := withPrompt(t, w.payload("claude-prompt.json"), p)
+			out = append(out, []byte(strings.Replace(string(b), "9b2f6c1e-4a7d-4f3e-8c55-2d0e7f1a6b90", round+"-"+strconv.Itoa(i), 1)))
+		}
+		return out
+	}
+	cold := newWorld(t)
+	realModel(t, cold)
+	var want []string
+	for _, p := range payloads(cold, "s") {
+		want = append(want, cold.hook("claude", "prompt", p))
+	}
+	if want[0] == "" || want[1] == "" {
+		t.Fatalf("cold payloads: %q", want)
+	}
+
+	warm := newWorld(t)
+	realModel(t, warm)
+	warm.extra = append(warm.extra, "SKI_EMBED_SERVER=1")
+	start := time.Now()
+	warm.hook("claude", "session-start", warm.payload("claude-session-startup.json"))
+	t.Logf("session-start (index build, server started) %v", time.Since(start))
+	pid := warm.serverPID(20 * time.Second)
+	if pid == 0 {
+		t.Fatal("session-start started no embed server")
+	}
+	for i, p := range payloads(warm, "s") {
+		if got := warm.hook("claude", "prompt", p); got != want[i] {
+			t.Errorf("prompt %d: warm payload differs:\n got %s\nwant %s", i, got, want[i])
+		}
+	}
+	// The server dies: its socket file stays, the hook still answers the
+	// same, and starts a new server.
+	syscall.Kill(pid, syscall.SIGKILL)
+	time.Sleep(100 * time.Millisecond)
+	for i, p := range payloads(warm, "k") {
+		if got := warm.hook("claude", "prompt", p); got != want[i] {
+			t.Errorf("after kill, prompt %d: payload differs:\n got %s\nwant %s", i, got, want[i])
+		}
+	}
+	if again := warm.serverPID(20 * time.Second); again == 0 || again == pid {
+		t.Fatalf("no new server after the old one died (pid %d)", again)
+	}
+}
+
+// A server exits after its idle time.
+func TestServerIdleExit(t *testing.T) {
+	w := newWorld(t)
+	realModel(t, w)
+	r := w.stage(nil, "ski-embed", "--serve", "--idle", "300ms")
+	if r.code != 0 {
+		t.Fatalf("serve: %+v", r)
+	}
+	if socks, _ := filepath.Glob(filepath.Join(w.home, ".local", "state", "ski", "run", "*.sock")); len(socks) != 0 {
+		t.Fatalf("socket left behind: %v", socks)
+	}
+}

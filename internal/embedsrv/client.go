@@ -1,0 +1,109 @@
+package embedsrv
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"syscall"
+	"time"
+
+	"github.com/skill-inject/ski/internal/embed"
+)
+
+// Client embeds through the server at Socket when it answers, and with
+// Local otherwise. After one failure it stops asking for the rest of its
+// life. It never changes results: the server runs the same model code.
+type Client struct {
+	Local  embed.Embedder // the in-process embedder, opened lazily by its owner
+	Socket string
+	Build  string
+	// Timeout bounds connecting and a one-text round trip; longer requests
+	// get PerText more for each text.
+	Timeout, PerText time.Duration
+	// Start, when set, is called on Close when no server listened on
+	// Socket (no socket file, or a dead server's), to start one for next
+	// time: after the work, so the new server's loading does not compete
+	// with this process's own.
+	Start func() error
+	// Log receives one line when a server was there but failed.
+	Log func(string)
+
+	off, start bool
+}
+
+// Model is the local embedder's model.
+func (c *Client) Model() embed.Model { return c.Local.Model() }
+
+// Close closes the local embedder, and starts a server if none answered.
+func (c *Client) Close() error {
+	if c.start && c.Start != nil {
+		if err := c.Start(); err != nil && c.Log != nil {
+			c.Log(fmt.Sprintf("start embed server: %v", err))
+		}
+	}
+	return c.Local.Close()
+}
+
+// Embed asks the server, falling back to the local embedder.
+func (c *Client) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
+	if !c.off {
+		vecs, err := c.remote(texts, p)
+		if err == nil {
+			return vecs, nil
+		}
+		c.off = true
+		c.failed(err)
+	}
+	return c.Local.Embed(texts, p)
+}
+
+// failed notes that a server should be started when none listens, and
+// reports other failures.
+func (c *Client) failed(err error) {
+	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+		c.start = true
+		return
+	}
+	if c.Log != nil {
+		c.Log(fmt.Sprintf("embed server %s: %v; embedding in process", c.Socket, err))
+	}
+}
+
+func (c *Client) remote(texts []string, p embed.Purpose) ([][]float32, error) {
+	conn, err := net.DialTimeout("unix", c.Socket, c.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(c.Timeout + time.Duration(len(texts)-1)*c.PerText))
+	m := c.Local.Model()
+	hello := Hello{Protocol: Protocol, Model: m.ID, Build: c.Build}
+	if err := writeFrame(conn, request{Hello: hello, Purpose: p, Texts: texts}); err != nil {
+		return nil, fmt.Errorf("send: %w", err)
+	}
+	var resp response
+	if err := readFrame(conn, &resp); err != nil {
+		return nil, fmt.Errorf("receive: %w", err)
+	}
+	if resp.Hello != hello {
+		return nil, fmt.Errorf("%w: server %+v, client %+v", errMismatch, resp.Hello, hello)
+	}
+	if resp.Error != "" {
+		return nil, errors.New(resp.Error)
+	}
+	if resp.Dim != m.Dim {
+		return nil, fmt.Errorf("server vectors have %d dims, model %d", resp.Dim, m.Dim)
+	}
+	return unpackVectors(resp.Vectors, len(texts), resp.Dim)
+}
+
+// Alive reports whether a server answers on socket (it may still be of
+// another version).
+func Alive(socket string) bool {
+	conn, err := net.DialTimeout("unix", socket, 100*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}

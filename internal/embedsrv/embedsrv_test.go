@@ -1,0 +1,234 @@
+//go:build unix
+
+package embedsrv
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/skill-inject/ski/internal/embed"
+)
+
+var texts = []string{"write a blameless postmortem", "create a helm chart"}
+
+// socket is a fresh socket path in a user-only directory.
+func socket(t *testing.T) string {
+	t.Helper()
+	dir, err := RunDir(func(string) string { return "" }, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "embed.sock")
+}
+
+// serve runs a lexical server on sock until it exits; the channel gets
+// Serve's result.
+func serve(t *testing.T, sock, build string, idle time.Duration) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ServerOptions{Socket: sock, Idle: idle, Build: build, CacheSize: 8,
+			Open: func() (embed.Embedder, error) { return embed.NewLexical(), nil }})
+	}()
+	for i := 0; i < 500 && !Alive(sock); i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	if !Alive(sock) {
+		t.Fatal("server did not come up")
+	}
+	return done
+}
+
+// local counts the texts it embeds in process.
+type local struct {
+	embed.Embedder
+	n int
+}
+
+func (l *local) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
+	l.n += len(texts)
+	return l.Embedder.Embed(texts, p)
+}
+
+func client(sock, build string) (*Client, *local, *int) {
+	l := &local{Embedder: embed.NewLexical()}
+	starts := new(int)
+	return &Client{Local: l, Socket: sock, Build: build, Timeout: 200 * time.Millisecond, PerText: 50 * time.Millisecond,
+		Start: func() error { *starts++; return nil }}, l, starts
+}
+
+func want(t *testing.T) [][]float32 {
+	v, err := embed.NewLexical().Embed(texts, embed.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// check embeds texts and wants the in-process vectors bit for bit, with
+// inProcess of them embedded locally.
+func check(t *testing.T, c *Client, l *local, inProcess int) {
+	t.Helper()
+	got, err := c.Embed(texts, embed.Query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want(t)) {
+		t.Fatal("vectors differ from in-process ones")
+	}
+	if l.n != inProcess {
+		t.Fatalf("%d texts embedded in process, want %d", l.n, inProcess)
+	}
+}
+
+func TestServerAnswersLikeInProcess(t *testing.T) {
+	sock := socket(t)
+	serve(t, sock, "b1", time.Minute)
+	c, l, starts := client(sock, "b1")
+	check(t, c, l, 0)
+	one, _ := c.Embed(texts[:1], embed.Query) // from the server's cache the second time
+	two, _ := c.Embed(texts[:1], embed.Query)
+	if !reflect.DeepEqual(one, two) || l.n != 0 || *starts != 0 {
+		t.Fatalf("cached query: in process %d, starts %d", l.n, *starts)
+	}
+	if st, err := os.Stat(sock); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode: %v %v", st.Mode(), err)
+	}
+}
+
+func TestNoServerFallsBackAndStartsOne(t *testing.T) {
+	c, l, starts := client(socket(t), "b1")
+	check(t, c, l, 2)
+	check(t, c, l, 4) // does not ask again
+	if *starts != 0 {
+		t.Fatalf("server started before Close")
+	}
+	c.Close()
+	if *starts != 1 {
+		t.Fatalf("starts %d, want 1", *starts)
+	}
+}
+
+// A socket file left by a dead server: the client falls back and starts a
+// server, which replaces the file.
+func TestStaleSocket(t *testing.T) {
+	sock := socket(t)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	c, l, starts := client(sock, "b1")
+	check(t, c, l, 2)
+	c.Close()
+	if *starts != 1 {
+		t.Fatalf("starts %d, want 1", *starts)
+	}
+	serve(t, sock, "b1", time.Minute)
+	c, l, _ = client(sock, "b1")
+	check(t, c, l, 0)
+}
+
+// A server of another build answers with a mismatch and exits; the client
+// embeds in process.
+func TestWrongVersionServer(t *testing.T) {
+	sock := socket(t)
+	done := serve(t, sock, "old", time.Minute)
+	c, l, _ := client(sock, "new")
+	var logged string
+	c.Log = func(s string) { logged = s }
+	check(t, c, l, 2)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("old server did not exit")
+	}
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket left behind: %v", err)
+	}
+	if logged == "" {
+		t.Fatal("mismatch not logged")
+	}
+}
+
+// A server that dies after reading the request, or hangs: the client falls
+// back within its timeout.
+func TestServerDiesMidRequest(t *testing.T) {
+	for _, hang := range []bool{false, true} {
+		sock := socket(t)
+		ln, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			var req request
+			readFrame(conn, &req)
+			if hang {
+				time.Sleep(2 * time.Second)
+			}
+			conn.Close()
+		}()
+		c, l, _ := client(sock, "b1")
+		start := time.Now()
+		check(t, c, l, 2)
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("hang=%v: fallback took %v", hang, d)
+		}
+	}
+}
+
+func TestIdleExitAndLock(t *testing.T) {
+	sock := socket(t)
+	done := serve(t, sock, "b1", 300*time.Millisecond)
+	err := Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1",
+		Open: func() (embed.Embedder, error) { t.Fatal("second server loaded the model"); return nil, nil }})
+	if !errors.Is(err, ErrRunning) {
+		t.Fatalf("second server: %v, want ErrRunning", err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("server did not exit when idle")
+	}
+	if Alive(sock) {
+		t.Fatal("server still answers")
+	}
+}
+
+func TestRunDirRefusesOpenDirectory(t *testing.T) {
+	state := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(state, "run"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(state, "run"), 0o755)
+	if _, err := RunDir(func(string) string { return "" }, state); err == nil {
+		t.Fatal("a directory others may enter was accepted")
+	}
+	rt := t.TempDir()
+	dir, err := RunDir(func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return rt
+		}
+		return ""
+	}, state)
+	if err != nil || dir != filepath.Join(rt, "ski") {
+		t.Fatalf("XDG_RUNTIME_DIR: %q %v", dir, err)
+	}
+}

@@ -1,0 +1,164 @@
+// Package embedsrv keeps a model loaded between hook runs. A server
+// (ski-embed --serve) embeds texts for clients over a unix socket in a
+// user-only directory; the Client is an embed.Embedder that asks the server
+// when one answers and embeds in process when none does, so a missing,
+// stale, foreign or broken server only costs time, never a result.
+//
+// Protocol: one request and one response per connection, each a frame of a
+// 4-byte big-endian length and a JSON object. Every request carries a Hello
+// (protocol version, model id, build id); a server that differs in any of
+// them answers with an error and exits, so an upgraded binary or model never
+// talks to an old server for long.
+package embedsrv
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/skill-inject/ski/internal/embed"
+)
+
+// Protocol is the version of the wire format.
+const Protocol = 1
+
+// maxFrame bounds a frame, so a corrupt length cannot allocate gigabytes.
+const maxFrame = 64 << 20
+
+// Hello identifies both ends; they talk only when all fields are equal.
+type Hello struct {
+	Protocol int    `json:"protocol"`
+	Model    string `json:"model"`
+	Build    string `json:"build"`
+}
+
+// request asks for the vectors of texts.
+type request struct {
+	Hello
+	Purpose embed.Purpose `json:"purpose"`
+	Texts   []string      `json:"texts"`
+}
+
+// response carries the vectors as little-endian float32s, row after row,
+// so they cross the socket bit for bit.
+type response struct {
+	Hello
+	Error   string `json:"error,omitempty"`
+	Dim     int    `json:"dim"`
+	Vectors []byte `json:"vectors"`
+}
+
+// errMismatch is a server of another protocol, model or build.
+var errMismatch = errors.New("version mismatch")
+
+func writeFrame(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 4, 4+len(b))
+	binary.BigEndian.PutUint32(buf, uint32(len(b)))
+	_, err = w.Write(append(buf, b...))
+	return err
+}
+
+func readFrame(r io.Reader, v any) error {
+	var head [4]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil {
+		return err
+	}
+	n := binary.BigEndian.Uint32(head[:])
+	if n > maxFrame {
+		return fmt.Errorf("frame of %d bytes", n)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func packVectors(vecs [][]float32, dim int) []byte {
+	out := make([]byte, 0, 4*dim*len(vecs))
+	for _, v := range vecs {
+		for _, x := range v {
+			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
+		}
+	}
+	return out
+}
+
+func unpackVectors(b []byte, n, dim int) ([][]float32, error) {
+	if dim <= 0 || len(b) != 4*n*dim {
+		return nil, fmt.Errorf("%d bytes of vectors for %d texts of %d dims", len(b), n, dim)
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		out[i] = make([]float32, dim)
+		for j := range out[i] {
+			out[i][j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*(i*dim+j):]))
+		}
+	}
+	return out, nil
+}
+
+// Build identifies the running executable cheaply (path, size and
+// modification time), so a rebuilt or upgraded binary is a new build.
+func Build() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown"
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return "unknown"
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d\x00%d", exe, st.Size(), st.ModTime().UnixNano()))
+	return hex.EncodeToString(sum[:8])
+}
+
+// RunDir is the user-only directory sockets live in:
+// $XDG_RUNTIME_DIR/ski when that is set, else stateDir/run (stateDir is
+// ski's state folder). It is created 0700, and refused when it belongs to
+// someone else or others may enter it.
+func RunDir(getenv func(string) string, stateDir string) (string, error) {
+	dir := filepath.Join(stateDir, "run")
+	if v := getenv("XDG_RUNTIME_DIR"); v != "" && filepath.IsAbs(v) {
+		dir = filepath.Join(v, "ski")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("run dir: %w", err)
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("run dir: %w", err)
+	}
+	if !st.IsDir() || st.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("run dir %s: mode %v, want a directory only its owner may enter", dir, st.Mode())
+	}
+	if !ownedByMe(st) {
+		return "", fmt.Errorf("run dir %s: owned by another user", dir)
+	}
+	return dir, nil
+}
+
+// SocketPath is the socket of the server for model under runDir. Its name
+// is keyed by the model id and everything that picks the model's files and
+// runtime, so each install has its own server.
+func SocketPath(runDir, model string, env embed.Env) string {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s", model, env.Runtime,
+		getenv("ONNXRUNTIME_SHARED_LIBRARY_PATH"), getenv("SKI_MODEL_DIR"), getenv("XDG_DATA_HOME"))
+	return filepath.Join(runDir, "embed-"+hex.EncodeToString(h.Sum(nil))[:12]+".sock")
+}

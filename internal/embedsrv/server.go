@@ -1,0 +1,182 @@
+package embedsrv
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/flock"
+)
+
+// ErrRunning means another server holds the socket's lock.
+var ErrRunning = errors.New("an embed server is already running")
+
+// ServerOptions configure Serve.
+type ServerOptions struct {
+	Socket string        // path of the socket (see SocketPath)
+	Idle   time.Duration // exit after this long without a request
+	Build  string        // this binary's build id
+	// Open loads the model; it is called once the lock is held, and the
+	// socket is created only when it succeeded, so clients never wait for
+	// a server that is still loading.
+	Open func() (embed.Embedder, error)
+	// CacheSize is how many query vectors are kept for repeated prompts.
+	CacheSize int
+}
+
+// Serve runs the server until it has been idle for o.Idle or a client of
+// another version calls. It returns ErrRunning when another server holds
+// the lock of o.Socket.
+func Serve(o ServerOptions) error {
+	lock, err := os.OpenFile(o.Socket+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	defer lock.Close()
+	if ok, err := flock.TryLock(lock); err != nil {
+		return fmt.Errorf("lock %s: %w", lock.Name(), err)
+	} else if !ok {
+		return ErrRunning
+	}
+	// The lock file names the server's process, for people and scripts.
+	if err := lock.Truncate(0); err == nil {
+		fmt.Fprintf(lock, "%d\n", os.Getpid())
+	}
+	emb, err := o.Open()
+	if err != nil {
+		return err
+	}
+	defer emb.Close()
+	// Holding the lock, any socket file left is a dead server's.
+	if err := os.Remove(o.Socket); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove stale socket: %w", err)
+	}
+	ln, err := net.Listen("unix", o.Socket)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(true)
+	defer ln.Close()
+	if err := os.Chmod(o.Socket, 0o600); err != nil {
+		return fmt.Errorf("socket: %w", err)
+	}
+	s := &server{o: o, emb: emb, ln: ln, cache: newCache(o.CacheSize),
+		hello: Hello{Protocol: Protocol, Model: emb.Model().ID, Build: o.Build}}
+	idle := time.AfterFunc(o.Idle, s.stop)
+	defer idle.Stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			stopped := s.stopped
+			s.mu.Unlock()
+			if stopped {
+				return nil
+			}
+			return fmt.Errorf("accept: %w", err)
+		}
+		idle.Reset(o.Idle)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.handle(conn)
+		}()
+	}
+}
+
+type server struct {
+	o       ServerOptions
+	emb     embed.Embedder
+	ln      net.Listener
+	hello   Hello
+	mu      sync.Mutex // guards emb, cache and stopped
+	cache   *cache
+	stopped bool
+}
+
+func (s *server) stop() {
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+	s.ln.Close()
+}
+
+// handle answers one request.
+func (s *server) handle(conn net.Conn) {
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(time.Minute))
+	var req request
+	if err := readFrame(conn, &req); err != nil {
+		return
+	}
+	resp := response{Hello: s.hello}
+	if req.Hello != s.hello {
+		resp.Error = fmt.Sprintf("%v: server %+v, client %+v", errMismatch, s.hello, req.Hello)
+		writeFrame(conn, resp)
+		s.stop() // a newer binary or another model is in use: make way
+		return
+	}
+	vecs, err := s.embed(req.Texts, req.Purpose)
+	if err != nil {
+		resp.Error = err.Error()
+	} else {
+		resp.Dim = s.emb.Model().Dim
+		resp.Vectors = packVectors(vecs, resp.Dim)
+	}
+	writeFrame(conn, resp)
+}
+
+// embed embeds texts one request at a time, answering repeated queries
+// from the cache.
+func (s *server) embed(texts []string, p embed.Purpose) ([][]float32, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p == embed.Query && len(texts) == 1 {
+		if v, ok := s.cache.get(texts[0]); ok {
+			return [][]float32{v}, nil
+		}
+	}
+	vecs, err := s.emb.Embed(texts, p)
+	if err != nil {
+		return nil, err
+	}
+	if p == embed.Query && len(texts) == 1 && len(vecs) == 1 {
+		s.cache.put(texts[0], vecs[0])
+	}
+	return vecs, nil
+}
+
+// cache keeps the vectors of the last few queries, dropping the oldest.
+type cache struct {
+	size  int
+	vecs  map[string][]float32
+	order []string
+}
+
+func newCache(size int) *cache { return &cache{size: size, vecs: map[string][]float32{}} }
+
+func (c *cache) get(text string) ([]float32, bool) {
+	v, ok := c.vecs[text]
+	return v, ok
+}
+
+func (c *cache) put(text string, v []float32) {
+	if c.size <= 0 {
+		return
+	}
+	if _, ok := c.vecs[text]; ok {
+		return
+	}
+	if len(c.order) >= c.size {
+		delete(c.vecs, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.vecs[text] = v
+	c.order = append(c.order, text)
+}

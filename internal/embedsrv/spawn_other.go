@@ -1,0 +1,13 @@
+//go:build !unix
+
+package embedsrv
+
+import (
+	"errors"
+	"os"
+)
+
+// Spawn is not implemented off Unix: ski's hosts run hooks on Unix.
+func Spawn([]string, string, ...string) error { return errors.ErrUnsupported }
+
+func ownedByMe(os.FileInfo) bool { return true }

@@ -1,0 +1,48 @@
+//go:build unix
+
+package embedsrv
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Spawn starts "exe args..." with environment env as a detached server: in its own session,
+// with /dev/null for its standard streams and none of this process's other
+// descriptors (a host waiting for a hook's stderr to close must not wait for
+// the server), and does not wait for it.
+func Spawn(env []string, exe string, args ...string) error {
+	closeOnExec()
+	cmd := exec.Command(exe, args...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", exe, err)
+	}
+	return cmd.Process.Release()
+}
+
+// closeOnExec marks every descriptor above stderr close-on-exec: Go opens
+// its own files that way, but descriptors inherited from a shell (the hook's
+// fd 3) are not.
+func closeOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
+}
+
+func ownedByMe(st os.FileInfo) bool {
+	s, ok := st.Sys().(*syscall.Stat_t)
+	return !ok || int(s.Uid) == os.Getuid()
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package scan
+
+import "os"
+
+// fileID has nothing beyond size and modification time to add here.
+func fileID(os.FileInfo) string { return "" }

@@ -1,0 +1,19 @@
+//go:build unix
+
+package scan
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// fileID is a file's device, inode and change time: what changes when its
+// bytes are replaced even if its size and modification time are restored.
+func fileID(st os.FileInfo) string {
+	s, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d\x00%d\x00%d.%d", s.Dev, s.Ino, s.Ctim.Sec, s.Ctim.Nsec)
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# bench-hook.sh — what the prompt hook costs, end to end: scripts/hook-claude.sh
+# prompt on realistic payloads (testdata/payloads/claude-prompt.json with the
+# prompts of testdata/bench/prompts.txt, one new session each) against a
+# skills root (default ../shared/skills-corpus), in isolated XDG directories.
+# Prints p50/p95 latency and peak RSS for:
+#   cold     nothing running, index built (the model is loaded in process)
+#   warm     the embed server is running (ski-embed --serve)
+#   lexical  no model installed: the lexical fallback
+# and the index build and no-change reindex check (ski-embed --refresh on a
+# session-start payload). Needs scripts/setup.sh and hyperfine (installed
+# with apt-get when missing and run as root).
+#   scripts/bench-hook.sh [ROOT]
+set -euo pipefail
+# --stop DIR (internal): stop the embed server of a benchmark directory.
+if [ "${1:-}" = --stop ]; then
+	pid=$(cat "$2"/run/ski/*.lock 2>/dev/null || true)
+	if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
+	while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
+	exit 0
+fi
+cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
+repo=$PWD
+root=$(cd "${1:-../shared/skills-corpus}" && pwd)
+runs=${SKI_BENCH_RUNS:-30}
+
+if ! command -v hyperfine >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		apt-get install -y hyperfine >/dev/null
+	else
+		echo "bench-hook.sh: needs hyperfine (apt-get install hyperfine)" >&2
+		exit 1
+	fi
+fi
+go build -o bin/ ./cmd/...
+
+tmp=$(mktemp -d)
+server_pid() { cat "$tmp"/run/ski/*.lock 2>/dev/null || true; }
+stop_server() { "$repo/scripts/bench-hook.sh" --stop "$tmp"; }
+trap 'stop_server; rm -rf "$tmp"' EXIT
+mkdir -m 700 "$tmp/run"
+# The installed model and runtime stay where scripts/setup.sh put them.
+export XDG_DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share}
+export HOME=$tmp/home XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state \
+	XDG_CONFIG_HOME=$tmp/config XDG_RUNTIME_DIR=$tmp/run SKI_ROOTS=$root
+mkdir -p "$HOME"
+
+# Payloads: each prompt once per round, a new session each time, so the
+# ledger never makes a run trivially silent.
+python3 - "$repo/testdata/payloads/claude-prompt.json" "$repo/testdata/bench/prompts.txt" "$tmp/payloads" "$runs" <<'PY'
+import json, os, sys, uuid
+base = json.load(open(sys.argv[1]))
+prompts = [l.strip() for l in open(sys.argv[2]) if l.strip()]
+os.makedirs(sys.argv[3])
+for i in range(int(sys.argv[4])):
+    p = dict(base, prompt=prompts[i % len(prompts)], session_id=str(uuid.uuid4()), prompt_id=str(uuid.uuid4()))
+    json.dump(p, open(os.path.join(sys.argv[3], "%d.json" % i), "w"))
+PY
+# next: copy the next payload to cur.json (a hyperfine --prepare step).
+cat >"$tmp/next" <<SH
+#!/bin/sh
+n=\$(cat "$tmp/n" 2>/dev/null || echo 0)
+cp "$tmp/payloads/\$((n % $runs)).json" "$tmp/cur.json"
+echo \$((n + 1)) >"$tmp/n"
+SH
+chmod +x "$tmp/next"
+start="$repo/testdata/payloads/claude-session-startup.json"
+hook="$repo/scripts/hook-claude.sh prompt <$tmp/cur.json >/dev/null"
+
+# stats NAME JSON: p50 and p95 of hyperfine's times.
+stats() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[2]))["results"][0]
+t = sorted(x * 1000 for x in r["times"])
+n = len(t)
+print("%-26s p50 %7.1f ms  p95 %7.1f ms  cpu %6.1f ms  (n=%d)" % (sys.argv[1], t[n // 2], t[min(n - 1, int(n * 0.95))], (r["user"] + r["system"]) * 1000, n), end="")
+PY
+}
+# rss CMD: peak RSS of the largest process CMD waits for, over 10 runs.
+rss() {
+	local max=0 kb i
+	for i in $(seq 10); do
+		"$tmp/next"
+		kb=$( { /usr/bin/time -f %M sh -c "$1" >/dev/null; } 2>&1 | tail -n 1)
+		[ "$kb" -gt "$max" ] && max=$kb
+	done
+	printf '  peak RSS %5.1f MB\n' "$(echo "$max" | awk '{print $1/1024}')"
+}
+
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (cpu = user+system time of the hook and its stages, less sensitive to a busy machine)"
+echo "ski hook benchmark: $(grep -c . testdata/bench/prompts.txt) prompts, $(bin/ski-scan | grep -c '"kind":"skill"') skills from $root, $(nproc) cores"
+
+# Index build: in process, from nothing (the optimised-model cache included).
+SKI_EMBED_SERVER=0 hyperfine --style none --export-json "$tmp/h.json" --runs 3 \
+	--prepare "rm -rf $XDG_CACHE_HOME/ski" "bin/ski-embed --refresh <$start" >/dev/null
+stats "index build (in process)" "$tmp/h.json"; echo
+SKI_EMBED_SERVER=0 bin/ski-embed --refresh <"$start" >/dev/null
+hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "bin/ski-embed --refresh <$start" >/dev/null
+stats "no-change reindex check" "$tmp/h.json"; echo
+
+# Cold: no server, index built; the hook starts a server for next time,
+# which is stopped before each run.
+echo 0 >"$tmp/n"
+hyperfine --style none --export-json "$tmp/h.json" --runs "$runs" --prepare "$tmp/next; $repo/scripts/bench-hook.sh --stop $tmp" "$hook" >/dev/null
+stats "cold (no server)" "$tmp/h.json"
+rss "$repo/scripts/bench-hook.sh --stop $tmp; $hook"
+
+# Warm: the server started as session-start starts it.
+stop_server
+bin/ski-embed --serve --detach
+for _ in $(seq 500); do [ -S "$(ls "$tmp"/run/ski/*.sock 2>/dev/null | head -1)" ] && break; sleep 0.01; done
+echo 0 >"$tmp/n"
+hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --prepare "$tmp/next" "$hook" >/dev/null
+stats "warm (server running)" "$tmp/h.json"
+rss "$hook"
+pid=$(server_pid)
+echo "embed server: peak RSS $(awk '/VmHWM/ {printf "%.1f MB", $2/1024}' /proc/"$pid"/status)"
+stop_server
+
+# Lexical fallback: no model installed.
+export SKI_MODEL_DIR=$tmp/no-model
+bin/ski-embed --refresh <"$start" >/dev/null 2>&1
+echo 0 >"$tmp/n"
+hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --prepare "$tmp/next" "$hook" >/dev/null
+stats "lexical fallback" "$tmp/h.json"
+rss "$hook"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
