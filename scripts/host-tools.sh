@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# host-tools.sh — the real host CLIs the end-to-end host tests drive: Claude
+# Code and opencode from npm at pinned versions, @opencode-ai/plugin at
+# opencode's version (opencode installs it into every config directory on
+# start; the tests copy this one in so runs stay fast and offline), and
+# ripgrep, which opencode's skill tool needs. Test tooling only; ski never
+# runs it. Installs into $SKI_SETUP_CACHE/hosts (default
+# ~/.cache/ski-setup/hosts), never into the repository. Idempotent: a second
+# run only checks. Prints, one per line, shell assignments of
+#   SKI_CLAUDE            the claude executable
+#   SKI_OPENCODE          the opencode executable
+#   SKI_OPENCODE_PLUGIN   a directory holding node_modules/@opencode-ai/plugin
+#   SKI_RG                the rg executable
+set -euo pipefail
+claude_version=2.1.197
+opencode_version=1.18.33
+cache=${SKI_SETUP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ski-setup}/hosts
+say() { echo "host-tools: $*" >&2; }
+
+# npm_pin DIR SPEC...: installs the packages into DIR unless the same pins
+# are there already.
+npm_pin() {
+	local dir=$1
+	shift
+	if [ "$(cat "$dir/.pins" 2>/dev/null)" = "$*" ]; then
+		return 0
+	fi
+	say "installing $* into $dir"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	# The optional dependencies carry the native binaries; the install scripts
+	# only copy them into place, and we use them where npm put them.
+	npm install --prefix "$dir" --no-audit --no-fund --no-save --loglevel=error --ignore-scripts "$@" >&2
+	echo "$*" >"$dir/.pins"
+}
+
+# native DIR PATTERN...: the first executable matching one of the patterns
+# under DIR/node_modules that runs.
+native() {
+	local dir=$1 p f
+	shift
+	for p in "$@"; do
+		for f in "$dir"/node_modules/$p; do
+			if [ -x "$f" ] && "$f" --version >/dev/null 2>&1; then
+				echo "$f"
+				return 0
+			fi
+		done
+	done
+	return 1
+}
+
+npm_pin "$cache/claude-code" "@anthropic-ai/claude-code@$claude_version"
+claude=$(native "$cache/claude-code" "@anthropic-ai/claude-code-linux-x64/claude" "@anthropic-ai/claude-code-linux-*/claude" "@anthropic-ai/claude-code-*/claude") ||
+	{ say "no runnable claude binary under $cache/claude-code"; exit 1; }
+
+npm_pin "$cache/opencode" "opencode-ai@$opencode_version"
+opencode=$(native "$cache/opencode" "opencode-linux-x64/bin/opencode" "opencode-linux-x64-baseline/bin/opencode" "opencode-linux-*/bin/opencode" "opencode-*/bin/opencode") ||
+	{ say "no runnable opencode binary under $cache/opencode"; exit 1; }
+
+npm_pin "$cache/opencode-plugin" "@opencode-ai/plugin@$opencode_version"
+
+rg=$(command -v rg || true)
+if [ -z "$rg" ]; then
+	if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+		say "installing ripgrep with apt-get"
+		{ apt-get install -y -q ripgrep || { apt-get update -q && apt-get install -y -q ripgrep; }; } >&2
+		rg=$(command -v rg || true)
+	fi
+	[ -n "$rg" ] || { say "ripgrep (rg) is missing: install it (opencode's skill tool needs it)"; exit 1; }
+fi
+
+for v in "$("$claude" --version)" "$("$opencode" --version)"; do say "$v"; done
+printf 'SKI_CLAUDE=%q\nSKI_OPENCODE=%q\nSKI_OPENCODE_PLUGIN=%q\nSKI_RG=%q\n' \
+	"$claude" "$opencode" "$cache/opencode-plugin" "$rg"
