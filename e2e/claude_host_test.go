@@ -36,7 +36,7 @@ func newClaudeRun(t *testing.T) *claudeRun {
 // returns the session id and the request bodies the run sent.
 func (c *claudeRun) prompt(sid, prompt string) (string, []string) {
 	c.h.t.Helper()
-	args := []string{"-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5", "--allowedTools", "Read", "Skill"}
+	args := []string{"-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5", "--allowedTools", "Read"}
 	if sid != "" {
 		args = append(args, "--resume", sid)
 	}

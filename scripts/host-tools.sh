@@ -30,7 +30,7 @@ npm_pin() {
 	mkdir -p "$dir"
 	# The optional dependencies carry the native binaries; the install scripts
 	# only copy them into place, and we use them where npm put them.
-	npm install --prefix "$dir" --no-audit --no-fund --no-save --loglevel=error --ignore-scripts "$@" >&2
+	npm install --prefix "$dir" --no-audit --no-fund --save-exact --loglevel=error --ignore-scripts "$@" >&2
 	echo "$*" >"$dir/.pins"
 }
 
