@@ -469,8 +469,8 @@ func TestUsage(t *testing.T) {
 		code int
 		want string // in stderr, or stdout for exit 0
 	}{
-		{nil, 2, "missing subcommand (want record, observe, rearm, show, gc)"},
-		{[]string{"frob"}, 2, `unknown subcommand "frob" (want record, observe, rearm, show, gc)`},
+		{nil, 2, "missing subcommand (want record, observe, rearm, show, stats, gc)"},
+		{[]string{"frob"}, 2, `unknown subcommand "frob" (want record, observe, rearm, show, stats, gc)`},
 		{[]string{"record", "extra"}, 2, `record: unexpected argument "extra"`},
 		{[]string{"record", "--bogus"}, 2, "flag provided but not defined: -bogus"},
 		{[]string{"--help"}, 0, "Ski-ledger keeps"},
