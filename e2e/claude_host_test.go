@@ -13,6 +13,10 @@ const (
 	helmPrompt       = "create a helm chart for our api service with configurable replicas and ingress"
 	csvPrompt        = "clean up this messy csv export: duplicate rows, mixed date formats and stray whitespace"
 	neutralPrompt    = "hello, what can you do?"
+
+	// Lines of the skills' bodies.
+	helmBody = "Put every environment-specific value in `values.yaml`"
+	csvBody  = "# Cleaning CSV files"
 )
 
 type claudeRun struct {
@@ -98,11 +102,9 @@ func TestClaudeHost(t *testing.T) {
 	// tool (helm-chart) and a Read of SKILL.md (csv-cleaning), each in answer
 	// to a prompt nothing fits.
 	c.api.queue(toolCall{"Skill", map[string]any{"skill": "helm-chart"}})
-	sid, bodies = c.prompt("", neutralPrompt)
-	c.toolRan(bodies, "helm-chart")
 	c.api.queue(toolCall{"Read", map[string]any{"file_path": filepath.Join(c.h.skills, "csv-cleaning", "SKILL.md")}})
-	_, bodies = c.prompt(sid, neutralPrompt)
-	c.toolRan(bodies, "Clean messy CSV")
+	sid, bodies = c.prompt("", neutralPrompt)
+	c.toolsRan(bodies, helmBody, csvBody)
 	l := c.h.ledger(sid)
 	for _, id := range []string{"helm-chart", "csv-cleaning"} {
 		if l.Loaded[id].Source != "model" {
@@ -121,11 +123,11 @@ func TestClaudeHost(t *testing.T) {
 	c.h.config("inject_mode = \"body\"\n")
 	sid, bodies = c.prompt("", helmPrompt)
 	user := lastUserText(c.only(bodies))
-	if !strings.Contains(user, "Put every environment-specific value in `values.yaml`") {
+	if !strings.Contains(user, helmBody) {
 		t.Fatalf("body mode: the helm-chart body is not in the user message:\n%s", user)
 	}
 	_, bodies = c.prompt(sid, csvPrompt)
-	if user := lastUserText(c.only(bodies)); !strings.Contains(user, "# Cleaning CSV files") {
+	if user := lastUserText(c.only(bodies)); !strings.Contains(user, csvBody) {
 		t.Fatalf("body mode: the csv-cleaning body is not in the user message:\n%s", user)
 	}
 	_, bodies = c.prompt(sid, helmPrompt)
@@ -144,13 +146,18 @@ func (c *claudeRun) only(bodies []string) string {
 	return main[0]
 }
 
-// toolRan checks that a run answered a queued tool call and sent its result
-// (containing want) back to the model.
-func (c *claudeRun) toolRan(bodies []string, want string) {
+// toolsRan checks that a run answered the queued tool calls, one request
+// each, and that what each loaded (containing want[i], which the first
+// request does not) reached the model.
+func (c *claudeRun) toolsRan(bodies []string, want ...string) {
 	c.h.t.Helper()
 	main := mainRequests(bodies)
-	if len(main) != 2 || !strings.Contains(lastUserText(main[1]), want) {
-		c.h.t.Fatalf("want the tool result with %q in a second request, got %d requests; last user message: %s",
-			want, len(main), lastUserText(main[len(main)-1]))
+	if len(main) != len(want)+1 {
+		c.h.t.Fatalf("want %d requests (prompt and one per tool result), got %d", len(want)+1, len(main))
+	}
+	for i, w := range want {
+		if strings.Contains(texts(main[0]), w) || !strings.Contains(texts(main[i+1]), w) {
+			c.h.t.Fatalf("tool call %d: %q did not reach the model with request %d only", i+1, w, i+2)
+		}
 	}
 }

@@ -16,7 +16,9 @@ import (
 // OpenAI-compatible chat completions API (POST /v1/chat/completions,
 // streaming) for opencode. It records every request. A request that offers
 // tools is a "main" request: it is answered with the next queued tool call,
-// if any, else with a short text; anything else (titles, summaries) gets text.
+// if any (so queued calls follow one another, each after the previous
+// result), else with a short text; anything else (titles, summaries) gets
+// text.
 type fakeAPI struct {
 	t   *testing.T
 	url string
@@ -99,7 +101,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var call *toolCall
 	usage := 10
 	if len(req.Tools) > 0 {
-		if len(f.calls) > 0 && !hasToolResult(body) {
+		if len(f.calls) > 0 {
 			c := f.calls[0]
 			f.calls = f.calls[1:]
 			call = &c
@@ -122,22 +124,6 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
-}
-
-// hasToolResult reports whether the request already carries the result of
-// a tool call: the model's turn after it should be text.
-func hasToolResult(body []byte) bool {
-	var req struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if json.Unmarshal(body, &req) != nil || len(req.Messages) == 0 {
-		return false
-	}
-	last := req.Messages[len(req.Messages)-1]
-	return last.Role == "tool" || strings.Contains(string(last.Content), `"tool_result"`)
 }
 
 const fakeText = "Done."

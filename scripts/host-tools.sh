@@ -35,13 +35,14 @@ npm_pin() {
 }
 
 # native DIR PATTERN...: the first executable matching one of the patterns
-# under DIR/node_modules that runs.
+# under DIR/node_modules that runs; its version goes to stderr.
 native() {
-	local dir=$1 p f
+	local dir=$1 p f v
 	shift
 	for p in "$@"; do
 		for f in "$dir"/node_modules/$p; do
-			if [ -x "$f" ] && "$f" --version >/dev/null 2>&1; then
+			if [ -x "$f" ] && v=$("$f" --version 2>/dev/null); then
+				say "$f: $v"
 				echo "$f"
 				return 0
 			fi
@@ -50,15 +51,28 @@ native() {
 	return 1
 }
 
-npm_pin "$cache/claude-code" "@anthropic-ai/claude-code@$claude_version"
-claude=$(native "$cache/claude-code" "@anthropic-ai/claude-code-linux-x64/claude" "@anthropic-ai/claude-code-linux-*/claude" "@anthropic-ai/claude-code-*/claude") ||
-	{ say "no runnable claude binary under $cache/claude-code"; exit 1; }
+# host DIR SPEC PATTERN...: installs SPEC into DIR (again, when what is
+# there does not run) and prints its binary.
+host() {
+	local dir=$1 spec=$2
+	shift 2
+	npm_pin "$dir" "$spec"
+	native "$dir" "$@" && return 0
+	rm -f "$dir/.pins"
+	npm_pin "$dir" "$spec"
+	native "$dir" "$@" || { say "no runnable binary for $spec under $dir"; return 1; }
+}
 
-npm_pin "$cache/opencode" "opencode-ai@$opencode_version"
-opencode=$(native "$cache/opencode" "opencode-linux-x64/bin/opencode" "opencode-linux-x64-baseline/bin/opencode" "opencode-linux-*/bin/opencode" "opencode-*/bin/opencode") ||
-	{ say "no runnable opencode binary under $cache/opencode"; exit 1; }
+claude=$(host "$cache/claude-code" "@anthropic-ai/claude-code@$claude_version" \
+	"@anthropic-ai/claude-code-linux-x64/claude" "@anthropic-ai/claude-code-*/claude")
+opencode=$(host "$cache/opencode" "opencode-ai@$opencode_version" \
+	"opencode-linux-x64/bin/opencode" "opencode-linux-x64-baseline/bin/opencode" "opencode-*/bin/opencode")
 
 npm_pin "$cache/opencode-plugin" "@opencode-ai/plugin@$opencode_version"
+[ -f "$cache/opencode-plugin/node_modules/@opencode-ai/plugin/package.json" ] || {
+	rm -f "$cache/opencode-plugin/.pins"
+	npm_pin "$cache/opencode-plugin" "@opencode-ai/plugin@$opencode_version"
+}
 
 rg=$(command -v rg || true)
 if [ -z "$rg" ]; then
@@ -70,6 +84,5 @@ if [ -z "$rg" ]; then
 	[ -n "$rg" ] || { say "ripgrep (rg) is missing: install it (opencode's skill tool needs it)"; exit 1; }
 fi
 
-for v in "$("$claude" --version)" "$("$opencode" --version)"; do say "$v"; done
 printf 'SKI_CLAUDE=%q\nSKI_OPENCODE=%q\nSKI_OPENCODE_PLUGIN=%q\nSKI_RG=%q\n' \
 	"$claude" "$opencode" "$cache/opencode-plugin" "$rg"
