@@ -4,31 +4,59 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 // The real host CLIs, installed by scripts/host-tools.sh, driven headless
 // against fakeAPI with ski installed by scripts/install.sh into an isolated
-// home. scripts/test.sh sets SKI_REQUIRE_HOSTS=1: then a missing CLI fails
-// the test instead of skipping it.
+// home. scripts/test.sh installs them and sets SKI_REQUIRE_HOSTS=1: then a
+// missing CLI fails the test instead of skipping it. Without the variables
+// host-tools.sh prints, the tests use what it installed before, if anything.
 
-// hostTool returns the path in env var key (set from scripts/host-tools.sh)
-// or skips — or fails under SKI_REQUIRE_HOSTS=1.
+var (
+	hostToolsOnce sync.Once
+	hostToolsEnv  map[string]string
+	hostToolsErr  string
+)
+
+// hostTool returns the path in env var key (from scripts/host-tools.sh), or
+// skips — or fails under SKI_REQUIRE_HOSTS=1.
 func hostTool(t *testing.T, key string) string {
 	t.Helper()
 	p := os.Getenv(key)
+	if p == "" {
+		hostToolsOnce.Do(func() {
+			cmd := exec.Command(filepath.Join(repo, "scripts", "host-tools.sh"), "--no-install")
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			out, err := cmd.Output()
+			if err != nil {
+				hostToolsErr = fmt.Sprintf("scripts/host-tools.sh --no-install: %v: %s", err, strings.TrimSpace(errb.String()))
+				return
+			}
+			hostToolsEnv = map[string]string{}
+			for _, line := range strings.Split(string(out), "\n") {
+				if k, v, ok := strings.Cut(line, "="); ok {
+					hostToolsEnv[k] = v
+				}
+			}
+		})
+		p = hostToolsEnv[key]
+	}
 	if p != "" {
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}
 	}
-	msg := key + " is not set to an existing file: run eval \"$(scripts/host-tools.sh)\" first (scripts/test.sh does)"
+	msg := fmt.Sprintf("%s is not an existing file (%s): run scripts/host-tools.sh first (scripts/test.sh does)", key, hostToolsErr)
 	if os.Getenv("SKI_REQUIRE_HOSTS") == "1" {
 		t.Fatal(msg)
 	}
@@ -67,8 +95,8 @@ func newHostHome(t *testing.T, host string) *hostHome {
 		cache = filepath.Join(os.Getenv("HOME"), ".cache", "ski-setup")
 	}
 	path := os.Getenv("PATH")
-	if rg := os.Getenv("SKI_RG"); rg != "" {
-		path = filepath.Dir(rg) + string(os.PathListSeparator) + path
+	if host == "opencode" { // its skill tool runs rg
+		path = filepath.Dir(hostTool(t, "SKI_RG")) + string(os.PathListSeparator) + path
 	}
 	h.env = []string{
 		"HOME=" + home,

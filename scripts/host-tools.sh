@@ -6,12 +6,19 @@
 # ripgrep, which opencode's skill tool needs. Test tooling only; ski never
 # runs it. Installs into $SKI_SETUP_CACHE/hosts (default
 # ~/.cache/ski-setup/hosts), never into the repository. Idempotent: a second
-# run only checks. Prints, one per line, shell assignments of
+# run only checks; with --no-install it never installs and fails when
+# something is missing. Prints, one per line, shell assignments of
 #   SKI_CLAUDE            the claude executable
 #   SKI_OPENCODE          the opencode executable
 #   SKI_OPENCODE_PLUGIN   a directory holding node_modules/@opencode-ai/plugin
 #   SKI_RG                the rg executable
 set -euo pipefail
+install=1
+case ${1:-} in
+--no-install) install=0 ;;
+'') ;;
+*) echo "host-tools: unknown argument $1 (want --no-install or nothing)" >&2; exit 2 ;;
+esac
 claude_version=2.1.197
 opencode_version=1.18.33
 cache=${SKI_SETUP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ski-setup}/hosts
@@ -25,6 +32,7 @@ npm_pin() {
 	if [ "$(cat "$dir/.pins" 2>/dev/null)" = "$*" ]; then
 		return 0
 	fi
+	[ $install = 1 ] || { say "$* is not installed in $dir"; return 1; }
 	say "installing $* into $dir"
 	rm -rf "$dir"
 	mkdir -p "$dir"
@@ -56,8 +64,9 @@ native() {
 host() {
 	local dir=$1 spec=$2
 	shift 2
-	npm_pin "$dir" "$spec"
+	npm_pin "$dir" "$spec" || return 1
 	native "$dir" "$@" && return 0
+	[ $install = 1 ] || { say "no runnable binary for $spec under $dir"; return 1; }
 	rm -f "$dir/.pins"
 	npm_pin "$dir" "$spec"
 	native "$dir" "$@" || { say "no runnable binary for $spec under $dir"; return 1; }
@@ -70,13 +79,14 @@ opencode=$(host "$cache/opencode" "opencode-ai@$opencode_version" \
 
 npm_pin "$cache/opencode-plugin" "@opencode-ai/plugin@$opencode_version"
 [ -f "$cache/opencode-plugin/node_modules/@opencode-ai/plugin/package.json" ] || {
+	[ $install = 1 ] || { say "@opencode-ai/plugin is broken in $cache/opencode-plugin"; exit 1; }
 	rm -f "$cache/opencode-plugin/.pins"
 	npm_pin "$cache/opencode-plugin" "@opencode-ai/plugin@$opencode_version"
 }
 
 rg=$(command -v rg || true)
 if [ -z "$rg" ]; then
-	if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+	if [ $install = 1 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
 		say "installing ripgrep with apt-get"
 		{ apt-get install -y -q ripgrep || { apt-get update -q && apt-get install -y -q ripgrep; }; } >&2
 		rg=$(command -v rg || true)
