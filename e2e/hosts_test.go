@@ -140,6 +140,7 @@ func (h *hostHome) cli(env []string, name string, args ...string) string {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = env
 	cmd.Dir = h.project
+	cmd.WaitDelay = 5 * time.Second // children holding the pipes must not hang the test
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()

@@ -40,14 +40,17 @@ func newOpencodeRun(t *testing.T) *opencodeRun {
 	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// opencode installs @opencode-ai/plugin into its config directory on
-	// start; scripts/host-tools.sh has it ready.
+	// opencode npm-installs @opencode-ai/plugin into its config directory on
+	// every start when there is a plugin; with the package.json, lock file and
+	// node_modules scripts/host-tools.sh made it has nothing to fetch. The
+	// registry is pointed at a closed port so that the runs stay offline.
 	plugin := hostTool(t, "SKI_OPENCODE_PLUGIN")
-	if out, err := exec.Command("cp", "-r", filepath.Join(plugin, "package.json"), filepath.Join(plugin, "node_modules"), dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command("cp", "-r", filepath.Join(plugin, "package.json"), filepath.Join(plugin, "package-lock.json"), filepath.Join(plugin, "node_modules"), dir).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	env := h.environ("OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1",
-		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1")
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1",
+		"npm_config_registry=http://127.0.0.1:9/", "NPM_CONFIG_REGISTRY=http://127.0.0.1:9/")
 	return &opencodeRun{h: h, api: api, bin: bin, env: env}
 }
 

@@ -10,7 +10,10 @@
 # something is missing. Prints, one per line, shell assignments of
 #   SKI_CLAUDE            the claude executable
 #   SKI_OPENCODE          the opencode executable
-#   SKI_OPENCODE_PLUGIN   a directory holding node_modules/@opencode-ai/plugin
+#   SKI_OPENCODE_PLUGIN   a directory holding package.json, package-lock.json
+#                         and node_modules/@opencode-ai/plugin: copied into
+#                         opencode's config directory, opencode needs no
+#                         registry at start
 #   SKI_RG                the rg executable
 set -euo pipefail
 install=1
@@ -78,7 +81,7 @@ opencode=$(host "$cache/opencode" "opencode-ai@$opencode_version" \
 	"opencode-linux-x64/bin/opencode" "opencode-linux-x64-baseline/bin/opencode" "opencode-*/bin/opencode")
 
 npm_pin "$cache/opencode-plugin" "@opencode-ai/plugin@$opencode_version"
-[ -f "$cache/opencode-plugin/node_modules/@opencode-ai/plugin/package.json" ] || {
+[ -f "$cache/opencode-plugin/node_modules/@opencode-ai/plugin/package.json" ] && [ -f "$cache/opencode-plugin/package-lock.json" ] || {
 	[ $install = 1 ] || { say "@opencode-ai/plugin is broken in $cache/opencode-plugin"; exit 1; }
 	rm -f "$cache/opencode-plugin/.pins"
 	npm_pin "$cache/opencode-plugin" "@opencode-ai/plugin@$opencode_version"
