@@ -9,6 +9,11 @@ scripts/setup.sh
 # and runtime, test-tools.sh the Python reference pipeline.
 SKI_PYTHON=$(scripts/test-tools.sh)
 export SKI_PYTHON SKI_REQUIRE_MODEL=1
+# The real host CLIs (Claude Code, opencode) for the end-to-end host tests,
+# which must run, never skip, here.
+host_env=$(scripts/host-tools.sh)
+eval "$host_env"
+export SKI_CLAUDE SKI_OPENCODE SKI_OPENCODE_PLUGIN SKI_RG SKI_REQUIRE_HOSTS=1
 
 echo "== gofmt" >&2
 unformatted=$(gofmt -l cmd internal e2e 2>/dev/null || true)

@@ -1,0 +1,163 @@
+package e2e
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const (
+	postmortemPrompt = "write a blameless postmortem for yesterday's 40 minute checkout outage, the timeline is in incident-notes.md"
+	helmPrompt       = "create a helm chart for our api service with configurable replicas and ingress"
+	csvPrompt        = "clean up this messy csv export: duplicate rows, mixed date formats and stray whitespace"
+	neutralPrompt    = "hello, what can you do?"
+
+	// Lines of the skills' bodies.
+	helmBody = "Put every environment-specific value in `values.yaml`"
+	csvBody  = "# Cleaning CSV files"
+)
+
+type claudeRun struct {
+	h   *hostHome
+	api *fakeAPI
+	bin string
+	env []string
+}
+
+func newClaudeRun(t *testing.T) *claudeRun {
+	bin := hostTool(t, "SKI_CLAUDE")
+	h := newHostHome(t, "claude")
+	api := newFakeAPI(t)
+	env := h.environ("ANTHROPIC_BASE_URL="+api.url, "ANTHROPIC_API_KEY=dummy",
+		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	return &claudeRun{h: h, api: api, bin: bin, env: env}
+}
+
+// prompt runs claude -p in a new session (sid "") or resumes sid; it
+// returns the session id and the request bodies the run sent.
+func (c *claudeRun) prompt(sid, prompt string) (string, []string) {
+	c.h.t.Helper()
+	args := []string{"-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5", "--allowedTools", "Read"}
+	if sid != "" {
+		args = append(args, "--resume", sid)
+	}
+	m := c.api.mark()
+	out := c.h.cli(c.env, c.bin, args...)
+	var r struct {
+		SessionID string `json:"session_id"`
+		IsError   bool   `json:"is_error"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &r); err != nil || r.SessionID == "" {
+		c.h.t.Fatalf("claude output: %v: %s", err, out)
+	}
+	return r.SessionID, c.api.since(m)
+}
+
+// TestClaudeHost drives the real Claude Code CLI with ski installed in an
+// isolated home: inject once per session, never again on a repeat, never
+// for a skill the model loaded itself, again after /compact; body mode.
+func TestClaudeHost(t *testing.T) {
+	c := newClaudeRun(t)
+	t.Parallel()
+
+	// 1. A fitting prompt: the directive for postmortem reaches the model.
+	sid, bodies := c.prompt("", postmortemPrompt)
+	req := c.only(bodies)
+	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
+		t.Fatalf("first prompt: want one postmortem note in the user message, got %v\n%s", got, lastUserText(req))
+	}
+	if !strings.Contains(texts(req), filepath.Join(c.h.skills, "postmortem", "SKILL.md")) {
+		t.Errorf("the note does not name the SKILL.md")
+	}
+
+	// 2. The same prompt again in the same session: not repeated. The earlier
+	// note is still in the history, once.
+	_, bodies = c.prompt(sid, postmortemPrompt)
+	req = c.only(bodies)
+	if got := injected(lastUserText(req)); len(got) != 0 {
+		t.Fatalf("repeat in the same session: want no note, got %v", got)
+	}
+	if got := injected(texts(req)); count(got, "postmortem") != 1 {
+		t.Fatalf("repeat: want the first note once in the history, got %v", got)
+	}
+
+	// 4. /compact re-arms: the postmortem note comes again.
+	_, bodies = c.prompt(sid, "/compact")
+	if len(bodies) == 0 {
+		t.Fatal("/compact sent no request")
+	}
+	if ev := c.h.ledger(sid).events(); !slices.Contains(ev, "rearm") {
+		t.Fatalf("/compact: no rearm in the ledger (SessionStart compact hook): %v", ev)
+	}
+	_, bodies = c.prompt(sid, postmortemPrompt)
+	req = c.only(bodies)
+	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
+		t.Fatalf("after /compact: want the postmortem note again, got %v\n%s", got, lastUserText(req))
+	}
+
+	// 3. Skills the model loads itself are not injected afterwards: the Skill
+	// tool (helm-chart) and a Read of SKILL.md (csv-cleaning), each in answer
+	// to a prompt nothing fits.
+	c.api.queue(toolCall{"Skill", map[string]any{"skill": "helm-chart"}})
+	c.api.queue(toolCall{"Read", map[string]any{"file_path": filepath.Join(c.h.skills, "csv-cleaning", "SKILL.md")}})
+	sid, bodies = c.prompt("", neutralPrompt)
+	c.toolsRan(bodies, helmBody, csvBody)
+	l := c.h.ledger(sid)
+	for _, id := range []string{"helm-chart", "csv-cleaning"} {
+		if l.Loaded[id].Source != "model" {
+			t.Fatalf("the PostToolUse hook did not record %s as loaded by the model: %+v", id, l)
+		}
+	}
+	for _, p := range []string{helmPrompt, csvPrompt} {
+		_, bodies = c.prompt(sid, p)
+		if got := injected(lastUserText(c.only(bodies))); len(got) != 0 {
+			t.Fatalf("%q after the model loaded the skill: want no note, got %v", p, got)
+		}
+	}
+
+	// Body mode, in a new session: the same two prompts now get the skills'
+	// bodies — which also shows they would have been injected above.
+	c.h.config("inject_mode = \"body\"\n")
+	sid, bodies = c.prompt("", helmPrompt)
+	user := lastUserText(c.only(bodies))
+	if !strings.Contains(user, helmBody) {
+		t.Fatalf("body mode: the helm-chart body is not in the user message:\n%s", user)
+	}
+	_, bodies = c.prompt(sid, csvPrompt)
+	if user := lastUserText(c.only(bodies)); !strings.Contains(user, csvBody) {
+		t.Fatalf("body mode: the csv-cleaning body is not in the user message:\n%s", user)
+	}
+	_, bodies = c.prompt(sid, helmPrompt)
+	if user := lastUserText(c.only(bodies)); strings.Contains(user, "values.yaml") {
+		t.Fatalf("body mode: helm-chart body repeated:\n%s", user)
+	}
+}
+
+// only returns the one main request of a prompt's run.
+func (c *claudeRun) only(bodies []string) string {
+	c.h.t.Helper()
+	main := mainRequests(bodies)
+	if len(main) != 1 {
+		c.h.t.Fatalf("want one main request, got %d of %d requests", len(main), len(bodies))
+	}
+	return main[0]
+}
+
+// toolsRan checks that a run answered the queued tool calls, one request
+// each, and that what each loaded (containing want[i], which the first
+// request does not) reached the model.
+func (c *claudeRun) toolsRan(bodies []string, want ...string) {
+	c.h.t.Helper()
+	main := mainRequests(bodies)
+	if len(main) != len(want)+1 {
+		c.h.t.Fatalf("want %d requests (prompt and one per tool result), got %d", len(want)+1, len(main))
+	}
+	for i, w := range want {
+		if strings.Contains(texts(main[0]), w) || !strings.Contains(texts(main[i+1]), w) {
+			c.h.t.Fatalf("tool call %d: %q did not reach the model with request %d only", i+1, w, i+2)
+		}
+	}
+}

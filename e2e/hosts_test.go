@@ -1,0 +1,276 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The real host CLIs, installed by scripts/host-tools.sh, driven headless
+// against fakeAPI with ski installed by scripts/install.sh into an isolated
+// home. scripts/test.sh installs them and sets SKI_REQUIRE_HOSTS=1: then a
+// missing CLI fails the test instead of skipping it. Without the variables
+// host-tools.sh prints, the tests use what it installed before, if anything.
+
+var (
+	hostToolsOnce sync.Once
+	hostToolsEnv  map[string]string
+	hostToolsErr  string
+)
+
+// hostTool returns the path in env var key (from scripts/host-tools.sh), or
+// skips — or fails under SKI_REQUIRE_HOSTS=1.
+func hostTool(t *testing.T, key string) string {
+	t.Helper()
+	p := os.Getenv(key)
+	if p == "" {
+		hostToolsOnce.Do(func() {
+			cmd := exec.Command(filepath.Join(repo, "scripts", "host-tools.sh"), "--no-install")
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			out, err := cmd.Output()
+			if err != nil {
+				hostToolsErr = fmt.Sprintf("scripts/host-tools.sh --no-install: %v: %s", err, strings.TrimSpace(errb.String()))
+				return
+			}
+			hostToolsEnv = map[string]string{}
+			for _, line := range strings.Split(string(out), "\n") {
+				if k, v, ok := strings.Cut(line, "="); ok {
+					hostToolsEnv[k] = v
+				}
+			}
+		})
+		p = hostToolsEnv[key]
+	}
+	if p != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	msg := fmt.Sprintf("%s is not an existing file (%s): run scripts/host-tools.sh first (scripts/test.sh does)", key, hostToolsErr)
+	if os.Getenv("SKI_REQUIRE_HOSTS") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// hostHome is an isolated user with the demo skills in ~/.claude/skills and
+// ski installed by scripts/install.sh for host.
+type hostHome struct {
+	t       *testing.T
+	home    string
+	project string // the working directory the CLIs run in
+	skills  string // ~/.claude/skills
+	env     []string
+}
+
+func newHostHome(t *testing.T, host string) *hostHome {
+	t.Helper()
+	home := t.TempDir()
+	h := &hostHome{t: t, home: home, project: filepath.Join(home, "shop"), skills: filepath.Join(home, ".claude", "skills")}
+	for _, d := range []string{h.project, h.skills} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Claude Code sees ~/.claude/skills/<name>/SKILL.md, one level deep.
+	dirs, _ := filepath.Glob(filepath.Join(repo, "testdata", "skills", "*", "*"))
+	for _, d := range dirs {
+		if out, err := exec.Command("cp", "-r", d, h.skills).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v %s", err, out)
+		}
+	}
+	cache := os.Getenv("SKI_SETUP_CACHE")
+	if cache == "" {
+		cache = filepath.Join(os.Getenv("HOME"), ".cache", "ski-setup")
+	}
+	path := os.Getenv("PATH")
+	if host == "opencode" { // its skill tool runs rg
+		path = filepath.Dir(hostTool(t, "SKI_RG")) + string(os.PathListSeparator) + path
+	}
+	h.env = []string{
+		"HOME=" + home,
+		"PATH=" + path,
+		"USER=ski-test",
+		"LANG=C.UTF-8",
+		"TERM=dumb",
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+	}
+	install := exec.Command(filepath.Join(repo, "scripts", "install.sh"), host)
+	install.Env = append(h.environ(), "SKI_SETUP_CACHE="+cache, "SKI_SETUP_MODELS=bge-small-en-v1.5-q",
+		"GOCACHE="+goEnv(t, "GOCACHE"), "GOPATH="+goEnv(t, "GOPATH"))
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("install.sh %s: %v\n%s", host, err, out)
+	}
+	return h
+}
+
+func (h *hostHome) environ(extra ...string) []string {
+	return append(append([]string(nil), h.env...), extra...)
+}
+
+// config writes ~/.config/ski/config.toml.
+func (h *hostHome) config(text string) {
+	h.t.Helper()
+	dir := filepath.Join(h.home, ".config", "ski")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(text), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// cli runs a host CLI in the project directory and returns its stdout.
+func (h *hostHome) cli(env []string, name string, args ...string) string {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = env
+	cmd.Dir = h.project
+	cmd.WaitDelay = 5 * time.Second // children holding the pipes must not hang the test
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	h.t.Logf("%s %s: %v in %v", filepath.Base(name), strings.Join(args, " "), err, time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		h.t.Fatalf("%s %v: %v\nstdout: %s\nstderr: %s\nhook log: %s", filepath.Base(name), args, err, out.String(), errb.String(), h.hookLog())
+	}
+	return out.String()
+}
+
+func (h *hostHome) hookLog() string {
+	b, _ := os.ReadFile(filepath.Join(h.home, ".local", "state", "ski", "hook.log"))
+	return string(b)
+}
+
+// texts returns every string in a JSON request body, one per line, so that
+// tests can search the text the model sees without JSON escaping.
+func texts(body string) string {
+	var v any
+	if json.Unmarshal([]byte(body), &v) != nil {
+		return body
+	}
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			b.WriteString(x)
+			b.WriteByte('\n')
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return b.String()
+}
+
+// mainRequests keeps the request bodies that offer tools: the agent's turns
+// (not title generation or summaries).
+func mainRequests(bodies []string) []string {
+	var out []string
+	for _, b := range bodies {
+		var r struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if json.Unmarshal([]byte(b), &r) == nil && len(r.Tools) > 0 {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// lastUserText is the text of the last user message of a request: what the
+// current prompt added (Anthropic or OpenAI shape).
+func lastUserText(body string) string {
+	var r struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal([]byte(body), &r)
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return texts(string(r.Messages[i].Content))
+		}
+	}
+	return ""
+}
+
+var skiNote = regexp.MustCompile(`ski: [^\n]*?the skill "([a-z0-9-]+)"`)
+
+// injected returns the skills ski's notes in text name, in order, repeats kept.
+func injected(text string) []string {
+	var out []string
+	for _, m := range skiNote.FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func count(list []string, s string) int {
+	n := 0
+	for _, e := range list {
+		if e == s {
+			n++
+		}
+	}
+	return n
+}
+
+// ledger returns the parsed session ledger ski keeps for sid, read with the
+// installed ski-ledger.
+func (h *hostHome) ledger(sid string) ledgerFile {
+	h.t.Helper()
+	cmd := exec.Command(filepath.Join(h.home, ".local", "share", "ski", "bin", "ski-ledger"), "show", "--session", sid)
+	cmd.Env = h.environ()
+	out, err := cmd.Output()
+	if err != nil {
+		h.t.Fatalf("ski-ledger show --session %s: %v", sid, err)
+	}
+	var l ledgerFile
+	if err := json.Unmarshal(out, &l); err != nil {
+		h.t.Fatalf("ledger of %s: %v: %s", sid, err, out)
+	}
+	return l
+}
+
+type ledgerFile struct {
+	Loaded map[string]struct {
+		Source string `json:"source"`
+	} `json:"loaded"`
+	Events []struct {
+		Event string `json:"event"`
+		ID    string `json:"id"`
+	} `json:"events"`
+}
+
+// events lists the ledger's events as "event id".
+func (l ledgerFile) events() []string {
+	var out []string
+	for _, e := range l.Events {
+		out = append(out, strings.TrimSpace(e.Event+" "+e.ID))
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+type opencodeRun struct {
+	h   *hostHome
+	api *fakeAPI
+	bin string
+	env []string
+}
+
+func newOpencodeRun(t *testing.T) *opencodeRun {
+	bin := hostTool(t, "SKI_OPENCODE")
+	h := newHostHome(t, "opencode")
+	api := newFakeAPI(t)
+	cfg := map[string]any{
+		"$schema":    "https://opencode.ai/config.json",
+		"autoupdate": false,
+		"share":      "disabled",
+		"model":      "fake/fake-model",
+		"provider": map[string]any{"fake": map[string]any{
+			"npm":     "@ai-sdk/openai-compatible",
+			"name":    "fake",
+			"options": map[string]any{"baseURL": api.url + "/v1", "apiKey": "dummy"},
+			"models": map[string]any{"fake-model": map[string]any{
+				"name": "fake-model", "tool_call": true, "limit": map[string]any{"context": 100000, "output": 4096}}},
+		}},
+	}
+	b, _ := json.MarshalIndent(cfg, "", "  ")
+	dir := filepath.Join(h.home, ".config", "opencode")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "opencode.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// opencode npm-installs @opencode-ai/plugin into its config directory on
+	// every start when there is a plugin; with the package.json, lock file and
+	// node_modules scripts/host-tools.sh made it has nothing to fetch. The
+	// registry is pointed at a closed port so that the runs stay offline.
+	plugin := hostTool(t, "SKI_OPENCODE_PLUGIN")
+	if out, err := exec.Command("cp", "-r", filepath.Join(plugin, "package.json"), filepath.Join(plugin, "package-lock.json"), filepath.Join(plugin, "node_modules"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	env := h.environ("OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1",
+		"npm_config_registry=http://127.0.0.1:9/", "NPM_CONFIG_REGISTRY=http://127.0.0.1:9/")
+	return &opencodeRun{h: h, api: api, bin: bin, env: env}
+}
+
+// prompt runs opencode run in a new session (sid "") or continues sid; it
+// returns the session id and the request bodies the run sent.
+func (o *opencodeRun) prompt(sid, prompt string) (string, []string) {
+	o.h.t.Helper()
+	args := append([]string{"run"}, strings.Fields(prompt)...)
+	args = append(args, "-m", "fake/fake-model", "--format", "json")
+	if sid != "" {
+		args = append(args, "--session", sid)
+	}
+	m := o.api.mark()
+	out := o.h.cli(o.env, o.bin, args...)
+	for _, line := range strings.Split(out, "\n") {
+		var ev struct {
+			SessionID string `json:"sessionID"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.SessionID != "" {
+			sid = ev.SessionID
+		}
+	}
+	if sid == "" {
+		o.h.t.Fatalf("no session id in the output of opencode run:\n%s", out)
+	}
+	return sid, o.api.since(m)
+}
+
+// TestOpencodeHost drives the real opencode CLI with ski's plugin installed
+// in an isolated home: inject once per session, never again on a repeat,
+// never for a skill the model loaded itself, again after compaction; body
+// mode.
+func TestOpencodeHost(t *testing.T) {
+	o := newOpencodeRun(t)
+	t.Parallel()
+
+	// 1. A fitting prompt: the directive for postmortem reaches the model.
+	sid, bodies := o.prompt("", postmortemPrompt)
+	req := o.only(bodies)
+	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
+		t.Fatalf("first prompt: want one postmortem note in the user message, got %v\n%s", got, lastUserText(req))
+	}
+
+	// 2. The same prompt again in the same session: not repeated.
+	_, bodies = o.prompt(sid, postmortemPrompt)
+	req = o.only(bodies)
+	if got := injected(lastUserText(req)); len(got) != 0 {
+		t.Fatalf("repeat in the same session: want no note, got %v", got)
+	}
+	if got := injected(texts(req)); count(got, "postmortem") != 1 {
+		t.Fatalf("repeat: want the first note once in the history, got %v", got)
+	}
+
+	// 4. Compaction re-arms. opencode run has no /compact; opencode compacts
+	// on its own when the model reports a context nearly full, which the
+	// fake API does for this turn. The plugin sees session.compacted.
+	if ev := o.h.ledger(sid).events(); slices.Contains(ev, "rearm") {
+		t.Fatalf("rearm before compaction: %v", ev)
+	}
+	o.api.reportUsage(99_000)
+	_, bodies = o.prompt(sid, neutralPrompt)
+	if ev := o.h.ledger(sid).events(); !slices.Contains(ev, "rearm") {
+		t.Fatalf("no rearm in the ledger after the compaction run (%d requests): %v", len(bodies), ev)
+	}
+	_, bodies = o.prompt(sid, postmortemPrompt)
+	req = o.only(bodies)
+	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
+		t.Fatalf("after compaction: want the postmortem note again, got %v\n%s", got, lastUserText(req))
+	}
+
+	// 3. Skills the model loads itself are not injected afterwards.
+	o.api.queue(toolCall{"skill", map[string]any{"name": "helm-chart"}})
+	o.api.queue(toolCall{"read", map[string]any{"filePath": filepath.Join(o.h.skills, "csv-cleaning", "SKILL.md")}})
+	sid, bodies = o.prompt("", neutralPrompt)
+	o.toolsRan(bodies, helmBody, csvBody)
+	l := o.h.ledger(sid)
+	for _, id := range []string{"helm-chart", "csv-cleaning"} {
+		if l.Loaded[id].Source != "model" {
+			t.Fatalf("the plugin did not record %s as loaded by the model: %+v", id, l)
+		}
+	}
+	for _, p := range []string{helmPrompt, csvPrompt} {
+		_, bodies = o.prompt(sid, p)
+		if got := injected(lastUserText(o.only(bodies))); len(got) != 0 {
+			t.Fatalf("%q after the model loaded the skill: want no note, got %v", p, got)
+		}
+	}
+
+	// Body mode, in a new session.
+	o.h.config("inject_mode = \"body\"\n")
+	sid, bodies = o.prompt("", helmPrompt)
+	user := lastUserText(o.only(bodies))
+	if !strings.Contains(user, helmBody) {
+		t.Fatalf("body mode: the helm-chart body is not in the user message:\n%s", user)
+	}
+	_, bodies = o.prompt(sid, csvPrompt)
+	if user := lastUserText(o.only(bodies)); !strings.Contains(user, csvBody) {
+		t.Fatalf("body mode: the csv-cleaning body is not in the user message:\n%s", user)
+	}
+}
+
+// only returns the one main request of a prompt's run.
+func (o *opencodeRun) only(bodies []string) string {
+	o.h.t.Helper()
+	main := mainRequests(bodies)
+	if len(main) != 1 {
+		o.h.t.Fatalf("want one main request, got %d of %d requests", len(main), len(bodies))
+	}
+	return main[0]
+}
+
+// toolsRan checks that a run answered the queued tool calls, one request
+// each, and that what each loaded (containing want[i], which the first
+// request does not) reached the model.
+func (o *opencodeRun) toolsRan(bodies []string, want ...string) {
+	o.h.t.Helper()
+	main := mainRequests(bodies)
+	if len(main) != len(want)+1 {
+		o.h.t.Fatalf("want %d requests (prompt and one per tool result), got %d", len(want)+1, len(main))
+	}
+	for i, w := range want {
+		if strings.Contains(texts(main[0]), w) || !strings.Contains(texts(main[i+1]), w) {
+			o.h.t.Fatalf("tool call %d: %q did not reach the model with request %d only", i+1, w, i+2)
+		}
+	}
+}
