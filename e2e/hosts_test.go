@@ -77,6 +77,7 @@ type hostHome struct {
 func newHostHome(t *testing.T, host string) *hostHome {
 	t.Helper()
 	home := t.TempDir()
+	stopServersUnder(t, home)
 	h := &hostHome{t: t, home: home, project: filepath.Join(home, "shop"), skills: filepath.Join(home, ".claude", "skills")}
 	for _, d := range []string{h.project, h.skills} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

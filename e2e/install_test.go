@@ -13,6 +13,7 @@ import (
 // user's settings, is idempotent, and uninstalls cleanly.
 func TestInstallUninstall(t *testing.T) {
 	home := t.TempDir()
+	stopServersUnder(t, home)
 	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify"}]}]}}`), 0o600)
 	skills := filepath.Join(home, ".claude", "skills")
