@@ -65,7 +65,7 @@ func TestClaudeHost(t *testing.T) {
 
 	// 1. A fitting prompt: the directive for postmortem reaches the model.
 	sid, bodies := c.prompt("", postmortemPrompt)
-	req := c.only(bodies)
+	req := onlyMain(t, bodies)
 	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
 		t.Fatalf("first prompt: want one postmortem note in the user message, got %v\n%s", got, lastUserText(req))
 	}
@@ -76,7 +76,7 @@ func TestClaudeHost(t *testing.T) {
 	// 2. The same prompt again in the same session: not repeated. The earlier
 	// note is still in the history, once.
 	_, bodies = c.prompt(sid, postmortemPrompt)
-	req = c.only(bodies)
+	req = onlyMain(t, bodies)
 	if got := injected(lastUserText(req)); len(got) != 0 {
 		t.Fatalf("repeat in the same session: want no note, got %v", got)
 	}
@@ -93,71 +93,19 @@ func TestClaudeHost(t *testing.T) {
 		t.Fatalf("/compact: no rearm in the ledger (SessionStart compact hook): %v", ev)
 	}
 	_, bodies = c.prompt(sid, postmortemPrompt)
-	req = c.only(bodies)
+	req = onlyMain(t, bodies)
 	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
 		t.Fatalf("after /compact: want the postmortem note again, got %v\n%s", got, lastUserText(req))
 	}
 
 	// 3. Skills the model loads itself are not injected afterwards: the Skill
 	// tool (helm-chart) and a Read of SKILL.md (csv-cleaning), each in answer
-	// to a prompt nothing fits.
+	// to a prompt nothing fits; then body mode.
 	c.api.queue(toolCall{"Skill", map[string]any{"skill": "helm-chart"}})
 	c.api.queue(toolCall{"Read", map[string]any{"file_path": filepath.Join(c.h.skills, "csv-cleaning", "SKILL.md")}})
-	sid, bodies = c.prompt("", neutralPrompt)
-	c.toolsRan(bodies, helmBody, csvBody)
-	l := c.h.ledger(sid)
-	for _, id := range []string{"helm-chart", "csv-cleaning"} {
-		if l.Loaded[id].Source != "model" {
-			t.Fatalf("the PostToolUse hook did not record %s as loaded by the model: %+v", id, l)
-		}
-	}
-	for _, p := range []string{helmPrompt, csvPrompt} {
-		_, bodies = c.prompt(sid, p)
-		if got := injected(lastUserText(c.only(bodies))); len(got) != 0 {
-			t.Fatalf("%q after the model loaded the skill: want no note, got %v", p, got)
-		}
-	}
-
-	// Body mode, in a new session: the same two prompts now get the skills'
-	// bodies — which also shows they would have been injected above.
-	c.h.config("inject_mode = \"body\"\n")
-	sid, bodies = c.prompt("", helmPrompt)
-	user := lastUserText(c.only(bodies))
-	if !strings.Contains(user, helmBody) {
-		t.Fatalf("body mode: the helm-chart body is not in the user message:\n%s", user)
-	}
-	_, bodies = c.prompt(sid, csvPrompt)
-	if user := lastUserText(c.only(bodies)); !strings.Contains(user, csvBody) {
-		t.Fatalf("body mode: the csv-cleaning body is not in the user message:\n%s", user)
-	}
+	sid = selfLoadsThenBody(t, c.h, c.prompt)
 	_, bodies = c.prompt(sid, helmPrompt)
-	if user := lastUserText(c.only(bodies)); strings.Contains(user, "values.yaml") {
+	if user := lastUserText(onlyMain(t, bodies)); strings.Contains(user, "values.yaml") {
 		t.Fatalf("body mode: helm-chart body repeated:\n%s", user)
-	}
-}
-
-// only returns the one main request of a prompt's run.
-func (c *claudeRun) only(bodies []string) string {
-	c.h.t.Helper()
-	main := mainRequests(bodies)
-	if len(main) != 1 {
-		c.h.t.Fatalf("want one main request, got %d of %d requests", len(main), len(bodies))
-	}
-	return main[0]
-}
-
-// toolsRan checks that a run answered the queued tool calls, one request
-// each, and that what each loaded (containing want[i], which the first
-// request does not) reached the model.
-func (c *claudeRun) toolsRan(bodies []string, want ...string) {
-	c.h.t.Helper()
-	main := mainRequests(bodies)
-	if len(main) != len(want)+1 {
-		c.h.t.Fatalf("want %d requests (prompt and one per tool result), got %d", len(want)+1, len(main))
-	}
-	for i, w := range want {
-		if strings.Contains(texts(main[0]), w) || !strings.Contains(texts(main[i+1]), w) {
-			c.h.t.Fatalf("tool call %d: %q did not reach the model with request %d only", i+1, w, i+2)
-		}
 	}
 }

@@ -275,3 +275,63 @@ func (l ledgerFile) events() []string {
 	}
 	return out
 }
+
+// onlyMain returns the one main request of a prompt's run.
+func onlyMain(t *testing.T, bodies []string) string {
+	t.Helper()
+	main := mainRequests(bodies)
+	if len(main) != 1 {
+		t.Fatalf("want one main request, got %d of %d requests", len(main), len(bodies))
+	}
+	return main[0]
+}
+
+// toolsRan checks that a run answered the queued tool calls, one request
+// each, and that what each loaded (containing want[i], which the first
+// request does not) reached the model.
+func toolsRan(t *testing.T, bodies []string, want ...string) {
+	t.Helper()
+	main := mainRequests(bodies)
+	if len(main) != len(want)+1 {
+		t.Fatalf("want %d requests (prompt and one per tool result), got %d", len(want)+1, len(main))
+	}
+	for i, w := range want {
+		if strings.Contains(texts(main[0]), w) || !strings.Contains(texts(main[i+1]), w) {
+			t.Fatalf("tool call %d: %q did not reach the model with request %d only", i+1, w, i+2)
+		}
+	}
+}
+
+// selfLoadsThenBody is the part of a host's session both hosts share. The
+// fake model has been told to load helm-chart and csv-cleaning itself in
+// answer to a prompt nothing fits; afterwards their prompts get no note.
+// Then, in body mode and a new session, the same prompts get the skills'
+// bodies, which shows the silence came from the recorded loads. It returns
+// the body-mode session.
+func selfLoadsThenBody(t *testing.T, h *hostHome, prompt func(sid, text string) (string, []string)) string {
+	t.Helper()
+	sid, bodies := prompt("", neutralPrompt)
+	toolsRan(t, bodies, helmBody, csvBody)
+	l := h.ledger(sid)
+	for _, id := range []string{"helm-chart", "csv-cleaning"} {
+		if l.Loaded[id].Source != "model" {
+			t.Fatalf("the observe hook did not record %s as loaded by the model: %+v", id, l)
+		}
+	}
+	for _, p := range []string{helmPrompt, csvPrompt} {
+		_, bodies = prompt(sid, p)
+		if got := injected(lastUserText(onlyMain(t, bodies))); len(got) != 0 {
+			t.Fatalf("%q after the model loaded the skill: want no note, got %v", p, got)
+		}
+	}
+	h.config("inject_mode = \"body\"\n")
+	sid, bodies = prompt("", helmPrompt)
+	if user := lastUserText(onlyMain(t, bodies)); !strings.Contains(user, helmBody) {
+		t.Fatalf("body mode: the helm-chart body is not in the user message:\n%s", user)
+	}
+	_, bodies = prompt(sid, csvPrompt)
+	if user := lastUserText(onlyMain(t, bodies)); !strings.Contains(user, csvBody) {
+		t.Fatalf("body mode: the csv-cleaning body is not in the user message:\n%s", user)
+	}
+	return sid
+}

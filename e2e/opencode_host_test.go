@@ -89,14 +89,14 @@ func TestOpencodeHost(t *testing.T) {
 
 	// 1. A fitting prompt: the directive for postmortem reaches the model.
 	sid, bodies := o.prompt("", postmortemPrompt)
-	req := o.only(bodies)
+	req := onlyMain(t, bodies)
 	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
 		t.Fatalf("first prompt: want one postmortem note in the user message, got %v\n%s", got, lastUserText(req))
 	}
 
 	// 2. The same prompt again in the same session: not repeated.
 	_, bodies = o.prompt(sid, postmortemPrompt)
-	req = o.only(bodies)
+	req = onlyMain(t, bodies)
 	if got := injected(lastUserText(req)); len(got) != 0 {
 		t.Fatalf("repeat in the same session: want no note, got %v", got)
 	}
@@ -116,64 +116,14 @@ func TestOpencodeHost(t *testing.T) {
 		t.Fatalf("no rearm in the ledger after the compaction run (%d requests): %v", len(bodies), ev)
 	}
 	_, bodies = o.prompt(sid, postmortemPrompt)
-	req = o.only(bodies)
+	req = onlyMain(t, bodies)
 	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
 		t.Fatalf("after compaction: want the postmortem note again, got %v\n%s", got, lastUserText(req))
 	}
 
-	// 3. Skills the model loads itself are not injected afterwards.
+	// 3. Skills the model loads itself are not injected afterwards; then
+	// body mode.
 	o.api.queue(toolCall{"skill", map[string]any{"name": "helm-chart"}})
 	o.api.queue(toolCall{"read", map[string]any{"filePath": filepath.Join(o.h.skills, "csv-cleaning", "SKILL.md")}})
-	sid, bodies = o.prompt("", neutralPrompt)
-	o.toolsRan(bodies, helmBody, csvBody)
-	l := o.h.ledger(sid)
-	for _, id := range []string{"helm-chart", "csv-cleaning"} {
-		if l.Loaded[id].Source != "model" {
-			t.Fatalf("the plugin did not record %s as loaded by the model: %+v", id, l)
-		}
-	}
-	for _, p := range []string{helmPrompt, csvPrompt} {
-		_, bodies = o.prompt(sid, p)
-		if got := injected(lastUserText(o.only(bodies))); len(got) != 0 {
-			t.Fatalf("%q after the model loaded the skill: want no note, got %v", p, got)
-		}
-	}
-
-	// Body mode, in a new session.
-	o.h.config("inject_mode = \"body\"\n")
-	sid, bodies = o.prompt("", helmPrompt)
-	user := lastUserText(o.only(bodies))
-	if !strings.Contains(user, helmBody) {
-		t.Fatalf("body mode: the helm-chart body is not in the user message:\n%s", user)
-	}
-	_, bodies = o.prompt(sid, csvPrompt)
-	if user := lastUserText(o.only(bodies)); !strings.Contains(user, csvBody) {
-		t.Fatalf("body mode: the csv-cleaning body is not in the user message:\n%s", user)
-	}
-}
-
-// only returns the one main request of a prompt's run.
-func (o *opencodeRun) only(bodies []string) string {
-	o.h.t.Helper()
-	main := mainRequests(bodies)
-	if len(main) != 1 {
-		o.h.t.Fatalf("want one main request, got %d of %d requests", len(main), len(bodies))
-	}
-	return main[0]
-}
-
-// toolsRan checks that a run answered the queued tool calls, one request
-// each, and that what each loaded (containing want[i], which the first
-// request does not) reached the model.
-func (o *opencodeRun) toolsRan(bodies []string, want ...string) {
-	o.h.t.Helper()
-	main := mainRequests(bodies)
-	if len(main) != len(want)+1 {
-		o.h.t.Fatalf("want %d requests (prompt and one per tool result), got %d", len(want)+1, len(main))
-	}
-	for i, w := range want {
-		if strings.Contains(texts(main[0]), w) || !strings.Contains(texts(main[i+1]), w) {
-			o.h.t.Fatalf("tool call %d: %q did not reach the model with request %d only", i+1, w, i+2)
-		}
-	}
+	selfLoadsThenBody(t, o.h, o.prompt)
 }
