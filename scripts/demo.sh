@@ -9,6 +9,7 @@ scripts/setup.sh
 demo=$PWD/.cache/demo
 export XDG_STATE_HOME=$demo/state XDG_CACHE_HOME=$demo/cache XDG_CONFIG_HOME=$demo/config
 export SKI_ROOTS=$PWD/testdata/skills
+export SKI_EMBED_SERVER=0 # no background embed server for a one-off demo
 prompt=${1:-"write a blameless postmortem for yesterday's 40 minute checkout outage, the timeline is in incident-notes.md"}
 event=$(printf '{"session_id":"demo-%s","cwd":"%s","prompt":"%s"}' "$$" "$PWD" "$prompt")
 
