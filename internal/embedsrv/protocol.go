@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 
@@ -88,9 +87,7 @@ func readFrame(r io.Reader, v any) error {
 func packVectors(vecs [][]float32, dim int) []byte {
 	out := make([]byte, 0, 4*dim*len(vecs))
 	for _, v := range vecs {
-		for _, x := range v {
-			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
-		}
+		out = embed.AppendVector(out, v)
 	}
 	return out
 }
@@ -102,9 +99,7 @@ func unpackVectors(b []byte, n, dim int) ([][]float32, error) {
 	out := make([][]float32, n)
 	for i := range out {
 		out[i] = make([]float32, dim)
-		for j := range out[i] {
-			out[i][j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*(i*dim+j):]))
-		}
+		embed.DecodeVector(out[i], b[4*i*dim:])
 	}
 	return out, nil
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/skill-inject/ski/internal/bm25"
+	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/record"
 )
 
@@ -189,9 +190,7 @@ func decode(r *bufio.Reader, entries bool) (*Index, error) {
 			return nil, fmt.Errorf("vector %d: %w", i, err)
 		}
 		e.Vector = make([]float32, h.Dim)
-		for j := range e.Vector {
-			e.Vector[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
-		}
+		embed.DecodeVector(e.Vector, raw)
 		var err error
 		if e.Terms, err = readTerms(r); err != nil {
 			return nil, fmt.Errorf("terms %d: %w", i, err)
@@ -262,15 +261,12 @@ func Encode(w io.Writer, idx *Index) error {
 		return err
 	}
 	writeStats(&buf, idx.Header.BM25)
-	raw := make([]byte, 4*idx.Header.Dim)
+	raw := make([]byte, 0, 4*idx.Header.Dim)
 	for _, e := range idx.Entries {
 		if err := writeJSON(&buf, e.Skill); err != nil {
 			return err
 		}
-		for j, x := range e.Vector {
-			binary.LittleEndian.PutUint32(raw[4*j:], math.Float32bits(x))
-		}
-		buf.Write(raw)
+		buf.Write(embed.AppendVector(raw[:0], e.Vector))
 		writeTerms(&buf, e.Terms)
 	}
 	zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
