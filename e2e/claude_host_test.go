@@ -64,39 +64,21 @@ func TestClaudeHost(t *testing.T) {
 	t.Parallel()
 
 	// 1. A fitting prompt: the directive for postmortem reaches the model.
-	sid, bodies := c.prompt("", postmortemPrompt)
-	req := onlyMain(t, bodies)
-	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
-		t.Fatalf("first prompt: want one postmortem note in the user message, got %v\n%s", got, lastUserText(req))
-	}
+	// 2. The same prompt again in the same session: not repeated.
+	sid, req := onceThenSilent(t, c.prompt)
 	if !strings.Contains(texts(req), filepath.Join(c.h.skills, "postmortem", "SKILL.md")) {
 		t.Errorf("the note does not name the SKILL.md")
 	}
 
-	// 2. The same prompt again in the same session: not repeated. The earlier
-	// note is still in the history, once.
-	_, bodies = c.prompt(sid, postmortemPrompt)
-	req = onlyMain(t, bodies)
-	if got := injected(lastUserText(req)); len(got) != 0 {
-		t.Fatalf("repeat in the same session: want no note, got %v", got)
-	}
-	if got := injected(texts(req)); count(got, "postmortem") != 1 {
-		t.Fatalf("repeat: want the first note once in the history, got %v", got)
-	}
-
 	// 4. /compact re-arms: the postmortem note comes again.
-	_, bodies = c.prompt(sid, "/compact")
+	_, bodies := c.prompt(sid, "/compact")
 	if len(bodies) == 0 {
 		t.Fatal("/compact sent no request")
 	}
 	if ev := c.h.ledger(sid).events(); !slices.Contains(ev, "rearm") {
 		t.Fatalf("/compact: no rearm in the ledger (SessionStart compact hook): %v", ev)
 	}
-	_, bodies = c.prompt(sid, postmortemPrompt)
-	req = onlyMain(t, bodies)
-	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
-		t.Fatalf("after /compact: want the postmortem note again, got %v\n%s", got, lastUserText(req))
-	}
+	injectedAgain(t, c.prompt, sid, "/compact")
 
 	// 3. Skills the model loads itself are not injected afterwards: the Skill
 	// tool (helm-chart) and a Read of SKILL.md (csv-cleaning), each in answer

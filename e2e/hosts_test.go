@@ -335,3 +335,36 @@ func selfLoadsThenBody(t *testing.T, h *hostHome, prompt func(sid, text string) 
 	}
 	return sid
 }
+
+// onceThenSilent is steps 1 and 2 both hosts share: a fitting prompt gets
+// one postmortem note; the same prompt again in the session gets none, and
+// the first note is in the history once. It returns the session and the
+// first main request.
+func onceThenSilent(t *testing.T, prompt func(sid, text string) (string, []string)) (string, string) {
+	t.Helper()
+	sid, bodies := prompt("", postmortemPrompt)
+	first := onlyMain(t, bodies)
+	if got := injected(lastUserText(first)); count(got, "postmortem") != 1 {
+		t.Fatalf("first prompt: want one postmortem note in the user message, got %v\n%s", got, lastUserText(first))
+	}
+	_, bodies = prompt(sid, postmortemPrompt)
+	req := onlyMain(t, bodies)
+	if got := injected(lastUserText(req)); len(got) != 0 {
+		t.Fatalf("repeat in the same session: want no note, got %v", got)
+	}
+	if got := injected(texts(req)); count(got, "postmortem") != 1 {
+		t.Fatalf("repeat: want the first note once in the history, got %v", got)
+	}
+	return sid, first
+}
+
+// injectedAgain checks that, after the session was re-armed, the fitting
+// prompt gets its note again.
+func injectedAgain(t *testing.T, prompt func(sid, text string) (string, []string), sid, after string) {
+	t.Helper()
+	_, bodies := prompt(sid, postmortemPrompt)
+	req := onlyMain(t, bodies)
+	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
+		t.Fatalf("after %s: want the postmortem note again, got %v\n%s", after, got, lastUserText(req))
+	}
+}

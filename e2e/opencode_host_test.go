@@ -88,21 +88,8 @@ func TestOpencodeHost(t *testing.T) {
 	t.Parallel()
 
 	// 1. A fitting prompt: the directive for postmortem reaches the model.
-	sid, bodies := o.prompt("", postmortemPrompt)
-	req := onlyMain(t, bodies)
-	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
-		t.Fatalf("first prompt: want one postmortem note in the user message, got %v\n%s", got, lastUserText(req))
-	}
-
 	// 2. The same prompt again in the same session: not repeated.
-	_, bodies = o.prompt(sid, postmortemPrompt)
-	req = onlyMain(t, bodies)
-	if got := injected(lastUserText(req)); len(got) != 0 {
-		t.Fatalf("repeat in the same session: want no note, got %v", got)
-	}
-	if got := injected(texts(req)); count(got, "postmortem") != 1 {
-		t.Fatalf("repeat: want the first note once in the history, got %v", got)
-	}
+	sid, _ := onceThenSilent(t, o.prompt)
 
 	// 4. Compaction re-arms. opencode run has no /compact; opencode compacts
 	// on its own when the model reports a context nearly full, which the
@@ -111,15 +98,11 @@ func TestOpencodeHost(t *testing.T) {
 		t.Fatalf("rearm before compaction: %v", ev)
 	}
 	o.api.reportUsage(99_000)
-	_, bodies = o.prompt(sid, neutralPrompt)
+	_, bodies := o.prompt(sid, neutralPrompt)
 	if ev := o.h.ledger(sid).events(); !slices.Contains(ev, "rearm") {
 		t.Fatalf("no rearm in the ledger after the compaction run (%d requests): %v", len(bodies), ev)
 	}
-	_, bodies = o.prompt(sid, postmortemPrompt)
-	req = onlyMain(t, bodies)
-	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
-		t.Fatalf("after compaction: want the postmortem note again, got %v\n%s", got, lastUserText(req))
-	}
+	injectedAgain(t, o.prompt, sid, "compaction")
 
 	// 3. Skills the model loads itself are not injected afterwards; then
 	// body mode.
