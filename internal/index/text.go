@@ -1,11 +1,12 @@
 package index
 
 import (
-	"os"
 	"regexp"
 	"strings"
 
+	"github.com/skill-inject/ski/internal/cut"
 	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/skill"
 )
 
 // TextRules names the rules of DocumentText. Change it whenever they
@@ -64,18 +65,8 @@ func WhenSection(body string) string {
 		}
 	}
 	text := strings.Join(strings.Fields(strings.Join(out, " ")), " ")
-	return truncateRunes(text, maxWhenChars)
+	return cut.Runes(text, maxWhenChars)
 }
-
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n])
-}
-
-var frontmatterRe = regexp.MustCompile(`(?s)\A---\r?\n.*?\r?\n---[ \t]*(\r?\n|\z)`)
 
 // readBody returns the SKILL.md at path without its frontmatter, or "" when
 // it cannot be read: the skill is then indexed by its frontmatter alone.
@@ -83,9 +74,9 @@ func readBody(path string) string {
 	if path == "" {
 		return ""
 	}
-	data, err := os.ReadFile(path)
+	body, err := skill.ReadBody(path)
 	if err != nil {
 		return ""
 	}
-	return frontmatterRe.ReplaceAllString(string(data), "")
+	return body
 }

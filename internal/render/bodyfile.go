@@ -20,15 +20,11 @@ func ReadBody(path, dir string) (string, []string, error) {
 	if filepath.Base(path) != skill.FileName {
 		return "", nil, fmt.Errorf("%s: not a %s", path, skill.FileName)
 	}
-	f, err := skill.ReadFile(path, 0)
+	body, err := skill.ReadBody(path)
 	if err != nil {
 		return "", nil, err
 	}
-	doc, err := skill.Parse(path, f.Data)
-	if err != nil {
-		return "", nil, err
-	}
-	return doc.Body, bundled(dir), nil
+	return body, bundled(dir), nil
 }
 
 func bundled(dir string) []string {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/skill-inject/ski/internal/cut"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/record"
 )
@@ -170,8 +171,8 @@ func (o Options) bodies(b *strings.Builder, inject []record.Selection, budget in
 		b.WriteString("\n")
 		body = strings.TrimSpace(body)
 		if n := charCount(body); n > left {
-			cut := cutChars(body, max(left, 0))
-			body = cut + fmt.Sprintf("\n[… truncated by ski: %d of %d characters shown; read %s for the rest]", charCount(cut), n, s.Path)
+			kept := cut.Runes(body, max(left, 0))
+			body = kept + fmt.Sprintf("\n[… truncated by ski: %d of %d characters shown; read %s for the rest]", charCount(kept), n, s.Path)
 		}
 		left -= charCount(body)
 		b.WriteString(body)
@@ -181,15 +182,3 @@ func (o Options) bodies(b *strings.Builder, inject []record.Selection, budget in
 }
 
 func charCount(s string) int { return len([]rune(s)) }
-
-// cutChars returns the first n characters of s, never splitting a rune.
-func cutChars(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos]
-		}
-		i++
-	}
-	return s
-}

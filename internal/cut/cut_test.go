@@ -1,0 +1,17 @@
+package cut
+
+import "testing"
+
+func TestRunes(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"héllo", 2, "hé"}, {"héllo", 5, "héllo"}, {"héllo", 9, "héllo"}, {"東京", 1, "東"}, {"abc", 0, ""}, {"", 3, ""},
+	} {
+		if got := Runes(tt.s, tt.n); got != tt.want {
+			t.Errorf("Runes(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}
