@@ -18,11 +18,8 @@ func run(env cli.Env) error {
 	host := fs.String("host", "all", "host to wire: claude, opencode or all")
 	scripts := fs.String("scripts", "", "`dir` holding the hook scripts (default $XDG_DATA_HOME/ski/scripts)")
 	uninstall := fs.Bool("uninstall", false, "remove ski's hooks and plugin")
-	if err := cli.Parse(fs, env); err != nil {
+	if err := cli.ParseNoArgs(fs, env); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if *host != "claude" && *host != "opencode" && *host != "all" {
 		return cli.Usagef("--host %q: want claude, opencode or all", *host)

@@ -19,11 +19,8 @@ func run(env cli.Env) error {
 	boost := fs.Float64("keyword-boost", -1, "score added per keyword hit (default: the model's calibrated value)")
 	lexical := fs.Float64("lexical-weight", -1, "weight of the BM25 score (default: the model's calibrated value)")
 	maxLine := fs.Int("max-line", 1<<20, "longest input line in `bytes`")
-	if err := cli.Parse(fs, env); err != nil {
+	if err := cli.ParseNoArgs(fs, env); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if *top < 0 {
 		return cli.Usagef("--top %d: must not be negative", *top)

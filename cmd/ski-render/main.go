@@ -18,11 +18,8 @@ func run(env cli.Env) error {
 	host := fs.String("host", "", "payload format: claude or opencode (required)")
 	mode := fs.String("mode", "", "override inject_mode: directive or body")
 	maxLine := fs.Int("max-line", 1<<20, "longest input line in `bytes`")
-	if err := cli.Parse(fs, env); err != nil {
+	if err := cli.ParseNoArgs(fs, env); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if *host != record.HostClaude && *host != record.HostOpencode {
 		return cli.Usagef("--host %q: want claude or opencode", *host)

@@ -31,11 +31,8 @@ func run(env cli.Env) error {
 	fs.Var(&roots, "root", "search only this directory (repeatable; overrides SKI_ROOTS)")
 	maxDepth := fs.Int("max-depth", scan.DefaultMaxDepth, "folder levels searched below a root")
 	maxSize := fs.Int64("max-size", skill.DefaultMaxSize, "largest SKILL.md read, in bytes")
-	if err := cli.Parse(fs, env); err != nil {
+	if err := cli.ParseNoArgs(fs, env); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if *host != record.HostClaude && *host != record.HostOpencode {
 		return cli.Usagef("--host %q: want %s or %s", *host, record.HostClaude, record.HostOpencode)

@@ -20,11 +20,8 @@ func run(env cli.Env) error {
 	noLedger := fs.Bool("no-ledger", false, "ignore the session ledger (no dedup)")
 	table := fs.Bool("table", false, "write an aligned table for people instead of records")
 	maxLine := fs.Int("max-line", 1<<20, "longest input line in `bytes`")
-	if err := cli.Parse(fs, env); err != nil {
+	if err := cli.ParseNoArgs(fs, env); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return cli.Usagef("unexpected argument %q", fs.Arg(0))
 	}
 	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-select: warning: %s\n", msg) }
 	dirs := xdg.Resolve(env.Getenv)

@@ -125,6 +125,18 @@ func Parse(fs *flag.FlagSet, env Env) error {
 	return nil
 }
 
+// ParseNoArgs is Parse for commands that take flags only: a positional
+// argument is a usage error.
+func ParseNoArgs(fs *flag.FlagSet, env Env) error {
+	if err := Parse(fs, env); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
 // Version reports the module version the binary was built from.
 func Version() string {
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
