@@ -36,8 +36,11 @@ func run(env cli.Env) error {
 	margin := fs.Float64("score-margin", -1, "override score_margin")
 	boost := fs.Float64("keyword-boost", -1, "override keyword_boost")
 	lexical := fs.Float64("lexical-weight", -1, "override the model's BM25 weight")
+	smallEdit := fs.Float64("small-edit-penalty", -1, "override the model's penalty for small-edit and explain prompts")
 	half := fs.String("half", "", "score only one half of the rows: `tune` (1st, 3rd, ... row of each category) or held (2nd, 4th, ...)")
 	maxSkills := fs.Int("max-skills", config.DefaultMaxSkills, "override max_skills")
+	top := fs.Int("top", 10, "candidates ranked per prompt (0: every skill)")
+	candidates := fs.String("candidates", "", "write every row's ranked candidates and decisions to this NDJSON `file`, for analysis")
 	if err := cli.Parse(fs, env); err != nil {
 		return err
 	}
@@ -101,9 +104,12 @@ func run(env cli.Env) error {
 		MaxSkills:        *maxSkills,
 	}
 	kb := pick(*boost, m.KeywordBoost)
-	ro := rank.Options{Top: 10, KeywordBoost: func(string, string) float64 { return kb }}
+	ro := rank.Options{Top: *top, KeywordBoost: func(string, string) float64 { return kb }}
 	if *lexical >= 0 {
 		ro.LexicalWeight = lexical
+	}
+	if *smallEdit >= 0 {
+		ro.SmallEditPenalty = func(string, string) float64 { return *smallEdit }
 	}
 	p := eval.Pipeline{Embedder: emb, Index: idx, Gate: set, Rank: ro}
 	start = time.Now()
@@ -124,6 +130,11 @@ func run(env cli.Env) error {
 			return err
 		}
 		if err := pf.Close(); err != nil {
+			return err
+		}
+	}
+	if *candidates != "" {
+		if err := eval.WriteCandidatesFile(*candidates, outs); err != nil {
 			return err
 		}
 	}

@@ -27,7 +27,8 @@ func run(env cli.Env) error {
 	}
 	dirs := xdg.Resolve(env.Getenv)
 	res := &settings.Resolver{ConfigDir: dirs.Config, Warn: func(msg string) { fmt.Fprintf(env.Stderr, "ski-rank: warning: %s\n", msg) }}
-	o := rank.Options{IndexPath: *indexPath, Top: *top, MaxLine: *maxLine, KeywordBoost: res.KeywordBoost}
+	o := rank.Options{IndexPath: *indexPath, Top: *top, MaxLine: *maxLine, KeywordBoost: res.KeywordBoost,
+		SmallEditPenalty: res.SmallEditPenalty}
 	if *boost >= 0 {
 		o.KeywordBoost = func(string, string) float64 { return *boost }
 	}

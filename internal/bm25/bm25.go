@@ -40,9 +40,43 @@ func Tokenize(text string) []string {
 		if len(f) < 2 || stopWords[f] {
 			continue
 		}
-		out = append(out, f)
+		out = append(out, Stem(f))
 	}
 	return out
+}
+
+// Stem folds the common English inflections of a lower-case word onto one
+// term, so "tests", "testing" and "tested" all match "test": plurals, -ing
+// and -ed, with a doubled final consonant undone ("running" -> "run"). It
+// leaves short words and words with non-letters alone; it is no full
+// stemmer, only enough that a prompt's and a skill's wording meet.
+func Stem(w string) string {
+	if len(w) < 4 || strings.ContainsFunc(w, func(r rune) bool { return r < 'a' || r > 'z' }) {
+		return w
+	}
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:len(w)-1]
+	case strings.HasSuffix(w, "ing") && len(w) > 5:
+		return undouble(w[:len(w)-3])
+	case strings.HasSuffix(w, "ed") && len(w) > 4:
+		return undouble(w[:len(w)-2])
+	}
+	return w
+}
+
+// undouble drops the second of two equal final consonants ("runn" -> "run")
+// except for l, s and z ("install", "pass", "buzz").
+func undouble(w string) string {
+	n := len(w)
+	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeioulsz", rune(w[n-1])) {
+		return w[:n-1]
+	}
+	return w
 }
 
 // Terms counts the terms of a document.

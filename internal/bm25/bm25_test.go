@@ -35,3 +35,16 @@ func TestScore(t *testing.T) {
 		t.Error("empty stats or document must score 0")
 	}
 }
+
+func TestStem(t *testing.T) {
+	for w, want := range map[string]string{
+		"tests": "test", "testing": "test", "tested": "test", "queries": "query",
+		"running": "run", "installed": "install", "passes": "pass", "boxes": "box",
+		"branches": "branch", "status": "status", "analysis": "analysis", "css": "css",
+		"go": "go", "k8s": "k8s", "next.js": "next.js", "uses": "use",
+	} {
+		if got := Stem(w); got != want {
+			t.Errorf("Stem(%q) = %q, want %q", w, got, want)
+		}
+	}
+}

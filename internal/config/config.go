@@ -22,6 +22,7 @@ type Config struct {
 	InjectSimilarity  *float64 `toml:"inject_similarity"`
 	ScoreMargin       *float64 `toml:"score_margin"`
 	KeywordBoost      *float64 `toml:"keyword_boost"`
+	SmallEditPenalty  *float64 `toml:"small_edit_penalty"`
 	MaxSkills         *int     `toml:"max_skills"`
 	CharBudget        *int     `toml:"char_budget"`
 	InjectMode        string   `toml:"inject_mode"`
@@ -137,6 +138,7 @@ func (c *Config) merge(o Config) {
 	setF(&c.InjectSimilarity, o.InjectSimilarity)
 	setF(&c.ScoreMargin, o.ScoreMargin)
 	setF(&c.KeywordBoost, o.KeywordBoost)
+	setF(&c.SmallEditPenalty, o.SmallEditPenalty)
 	if o.MaxSkills != nil {
 		c.MaxSkills = o.MaxSkills
 	}

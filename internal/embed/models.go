@@ -24,26 +24,30 @@ var onnxModels = []Model{
 		QueryPrefix: bgePrefix, Quantised: true,
 		Files:  files("6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4", 34014426, "onnx/model_quantized.onnx", bgeTokenizerSHA, 711396),
 		HFRepo: "Xenova/bge-small-en-v1.5", HFRevision: "main",
-		MinSimilarity: 0.67, InjectSimilarity: 0.73, ScoreMargin: 0.04, KeywordBoost: 0.05, LexicalWeight: 0.008,
+		MinSimilarity: 0.68, InjectSimilarity: 0.74, ScoreMargin: 0.04, KeywordBoost: 0.05, LexicalWeight: 0.008,
+		SmallEditPenalty: 0.10,
 	},
 	{
 		ID: "bge-small-en-v1.5", Backend: "onnx", Dim: 384, Pooling: "cls", MaxTokens: 512,
 		QueryPrefix: bgePrefix,
 		Files:       files("828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35", 133093490, "onnx/model.onnx", bgeTokenizerSHA, 711396),
 		HFRepo:      "Xenova/bge-small-en-v1.5", HFRevision: "main",
-		MinSimilarity: 0.67, InjectSimilarity: 0.73, ScoreMargin: 0.04, KeywordBoost: 0.05, LexicalWeight: 0.008,
+		MinSimilarity: 0.68, InjectSimilarity: 0.74, ScoreMargin: 0.04, KeywordBoost: 0.05, LexicalWeight: 0.008,
+		SmallEditPenalty: 0.10,
 	},
 	{
 		ID: "all-MiniLM-L6-v2-q", Backend: "onnx", Dim: 384, Pooling: "mean", MaxTokens: 256, Quantised: true,
 		Files:  files("afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1", 22972370, "onnx/model_quantized.onnx", miniTokenizerSHA, 711661),
 		HFRepo: "Xenova/all-MiniLM-L6-v2", HFRevision: "main",
 		MinSimilarity: 0.46, InjectSimilarity: 0.52, ScoreMargin: 0.05, KeywordBoost: 0.05, LexicalWeight: 0.016,
+		SmallEditPenalty: 0.10,
 	},
 	{
 		ID: "all-MiniLM-L6-v2", Backend: "onnx", Dim: 384, Pooling: "mean", MaxTokens: 256,
 		Files:  files("759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e", 90387606, "onnx/model.onnx", miniTokenizerSHA, 711661),
 		HFRepo: "Xenova/all-MiniLM-L6-v2", HFRevision: "main",
 		MinSimilarity: 0.46, InjectSimilarity: 0.52, ScoreMargin: 0.05, KeywordBoost: 0.05, LexicalWeight: 0.016,
+		SmallEditPenalty: 0.10,
 	},
 }
 

@@ -5,8 +5,10 @@ package eval
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -275,4 +277,31 @@ func WriteMisses(w io.Writer, outs []Outcome) {
 		}
 		fmt.Fprintf(w, "line %d [%s] %q\n  expected %s\n  injected %v; top %s (%.3f)\n", o.Line, o.Category, o.Prompt, exp, o.Injected, o.Top, o.TopScore)
 	}
+}
+
+// WriteCandidatesFile writes one JSON line per outcome to path: the case and
+// every ranked candidate with the gate's decision, for analysis outside ski.
+func WriteCandidatesFile(path string, outs []Outcome) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, o := range outs {
+		row := struct {
+			Line       int                `json:"line"`
+			Category   string             `json:"category"`
+			Prompt     string             `json:"prompt"`
+			Expected   [][]string         `json:"expected"`
+			Selections []record.Selection `json:"selections"`
+		}{o.Case.Line, o.Case.Category, o.Case.Prompt, o.Case.Groups, o.Selections}
+		if err := enc.Encode(row); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

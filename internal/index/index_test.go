@@ -1,6 +1,7 @@
 package index
 
 import (
+	"github.com/skill-inject/ski/internal/bm25"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,10 +95,10 @@ func TestBuildReadsBodyAndCountsTerms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if idx.Entries[0].Terms["postgres"] != 1 || idx.Entries[0].Terms["queries"] != 2 {
+	if idx.Entries[0].Terms[bm25.Stem("postgres")] != 1 || idx.Entries[0].Terms["query"] != 2 {
 		t.Errorf("terms: %v", idx.Entries[0].Terms)
 	}
-	if idx.Header.Text != TextRules || idx.Header.BM25.IDF["postgres"] <= 0 || idx.Header.BM25.AvgLen == 0 {
+	if idx.Header.Text != TextRules || idx.Header.BM25.IDF["query"] <= 0 || idx.Header.BM25.AvgLen == 0 {
 		t.Errorf("header: %+v", idx.Header)
 	}
 	// Other text rules: nothing is reused.

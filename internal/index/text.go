@@ -11,7 +11,7 @@ import (
 
 // TextRules names the rules of DocumentText. Change it whenever they
 // change, so that indexes built under the old rules are re-embedded.
-const TextRules = "name-description-keywords-when.v1"
+const TextRules = "name-description-keywords-when.v1+stem"
 
 // maxWhenChars bounds the "when to use" section taken from a skill's body.
 const maxWhenChars = 800

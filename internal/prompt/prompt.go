@@ -5,6 +5,7 @@
 package prompt
 
 import (
+	"github.com/skill-inject/ski/internal/intent"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -50,8 +51,15 @@ var (
 )
 
 // QueryText is the text to embed for prompt p: without a leading /command,
-// fenced code blocks or log and trace lines, trimmed to MaxQueryChars.
+// fenced code blocks or log and trace lines, trimmed to MaxQueryChars, and
+// with the hint of its intent (intent.Expand).
 func QueryText(p string) string {
+	return intent.Expand(cleanText(p), intent.Of(p))
+}
+
+// cleanText is p without a leading /command, fenced code blocks or log and
+// trace lines, trimmed to MaxQueryChars.
+func cleanText(p string) string {
 	if _, rest, ok := Slash(p); ok {
 		p = rest
 	}

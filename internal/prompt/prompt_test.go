@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"github.com/skill-inject/ski/internal/intent"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -34,7 +35,10 @@ func TestSlash(t *testing.T) {
 func TestQueryText(t *testing.T) {
 	p := "the build fails, why?\n```\nsome code\nmore code\n```\ngoroutine 1 [running]:\n\tmain.go:12 +0x1d\n  File \"x.py\", line 3, in f\nplease fix"
 	got := QueryText(p)
-	if got != "the build fails, why?\nplease fix" {
+	if got != "the build fails, why?\nplease fix\n"+intent.BugHuntHint {
+		t.Errorf("got %q", got)
+	}
+	if got := QueryText("write a postmortem\n```\nlog\n```"); got != "write a postmortem" {
 		t.Errorf("got %q", got)
 	}
 	if got := QueryText("/commit tidy up"); got != "tidy up" {

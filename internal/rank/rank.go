@@ -16,6 +16,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/intent"
 	"github.com/skill-inject/ski/internal/mention"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/prompt"
@@ -40,7 +41,12 @@ type Options struct {
 	// LexicalWeight, when not nil, replaces the model's weight of the BM25
 	// score.
 	LexicalWeight *float64
-	MaxLine       int
+	// SmallEditPenalty returns what is taken from every score of a prompt
+	// that asks only for a small edit or an explanation (package intent),
+	// for a model and the query's directory; nil means the model's
+	// calibrated default.
+	SmallEditPenalty func(model, cwd string) float64
+	MaxLine          int
 }
 
 // Run reads query records and writes candidate records.
@@ -167,6 +173,13 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	if lexWeight != 0 {
 		terms = bm25.NewQuery(prompt.QueryText(q.Prompt))
 	}
+	penalty := 0.0
+	if intent.Of(q.Prompt) == intent.SmallEdit {
+		penalty = c.model.SmallEditPenalty
+		if o.SmallEditPenalty != nil {
+			penalty = o.SmallEditPenalty(h.Model, q.Cwd)
+		}
+	}
 	mentioned := map[int]string{}
 	for _, m := range mention.Find(q.Prompt, c.names) {
 		for _, i := range c.byName[m.Name] {
@@ -197,6 +210,10 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		}
 		cd.Boost = round(float64(hits) * boost)
 		score := cos + cd.Lexical + cd.Boost
+		if penalty > 0 {
+			score -= penalty
+			cd.Why = append(cd.Why, fmt.Sprintf("small edit -%.2f", penalty))
+		}
 		if how, ok := mentioned[i]; ok {
 			cd.Mention = how
 			cd.Why = append(cd.Why, "mentioned ("+how+")")

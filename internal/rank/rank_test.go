@@ -148,3 +148,24 @@ func TestLexicalWeight(t *testing.T) {
 		t.Errorf("weight 0 must leave BM25 out: %+v", c[0])
 	}
 }
+
+func TestSmallEditPenalty(t *testing.T) {
+	path := testIndex(t)
+	const p = "rename the helm values key replicas to replicaCount, nothing else"
+	plain := rank(t, path, p, Options{SmallEditPenalty: func(string, string) float64 { return 0 }})
+	got := rank(t, path, p, Options{})
+	m, _ := embed.Lookup(embed.LexicalID)
+	pen := m.SmallEditPenalty
+	if pen <= 0 {
+		t.Fatal("the lexical model has no small-edit penalty")
+	}
+	if plain[0].ID != got[0].ID || got[0].Score >= plain[0].Score-pen+0.0002 || got[0].Score <= plain[0].Score-pen-0.0002 {
+		t.Errorf("top %s %.4f, without penalty %s %.4f; want %.2f less", got[0].ID, got[0].Score, plain[0].ID, plain[0].Score, pen)
+	}
+	if !strings.Contains(strings.Join(got[0].Why, "; "), "small edit") {
+		t.Errorf("why: %v", got[0].Why)
+	}
+	if other := rank(t, path, "write a postmortem for the outage", Options{}); strings.Contains(strings.Join(other[0].Why, "; "), "small edit") {
+		t.Errorf("penalty on a plain request: %v", other[0].Why)
+	}
+}

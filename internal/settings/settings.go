@@ -71,3 +71,13 @@ func (r *Resolver) KeywordBoost(model, cwd string) float64 {
 	}
 	return config.Float(r.Config(cwd).KeywordBoost, m.KeywordBoost)
 }
+
+// SmallEditPenalty returns what is taken from the scores of a prompt that
+// asks only for a small edit or an explanation, for a model and directory.
+func (r *Resolver) SmallEditPenalty(model, cwd string) float64 {
+	m, err := embed.Lookup(model)
+	if err != nil {
+		return 0
+	}
+	return config.Float(r.Config(cwd).SmallEditPenalty, m.SmallEditPenalty)
+}
