@@ -147,13 +147,13 @@ func (q *querier) one(line []byte) ([]byte, error) {
 // model, building the automatic index when it does not exist yet.
 func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 	if q.o.IndexPath != "" {
-		idx, err := vecfile.Read(q.o.IndexPath)
+		h, err := vecfile.ReadHeader(q.o.IndexPath)
 		if err != nil {
 			return "", nil, err
 		}
-		emb, err := q.embedder(idx.Header.Model)
+		emb, err := q.embedder(h.Model)
 		if err != nil {
-			return "", nil, fmt.Errorf("index %s was built with %s: %w", q.o.IndexPath, idx.Header.Model, err)
+			return "", nil, fmt.Errorf("index %s was built with %s: %w", q.o.IndexPath, h.Model, err)
 		}
 		return q.o.IndexPath, emb, nil
 	}

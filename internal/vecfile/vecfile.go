@@ -1,32 +1,43 @@
-// Package vecfile reads and writes ski's index: a zstd-compressed, versioned,
-// model-tagged file holding each skill's record and vector.
+// Package vecfile reads and writes ski's index: a versioned, model-tagged
+// file holding each skill's record, vector and term counts.
 //
-// Layout inside the zstd stream (integers little-endian):
+// Layout (fixed-size numbers little-endian; n is a uvarint; a string is n
+// and its bytes, a list is n strings):
 //
-//	magic   "SKIVEC\n"
-//	version uint16
-//	header  uint32 length + JSON Header
-//	bm25    float64 mean length, uint32 terms × { uint16 length + term, float32 IDF }
-//	count × { uint32 length + JSON record.Skill, Dim × float32,
-//	          uint32 terms × { uint16 length + term, uint16 count } }
+//	magic    "SKIVEC\n"
+//	version  uint16
+//	header   uint32 length + JSON Header
+//	table    uint32 length + uint32 CRC-32 (IEEE) of the table + the table:
+//	           bm25  float64 mean length, n × { term, float32 IDF }
+//	           count × { id, name, invoke, path, dir,
+//	                     keywords, aliases, tags, affinity (lists),
+//	                     byte flags (1 disable_model_invocation, 2 auto_inject),
+//	                     Dim × float32 vector,
+//	                     n × { term, n count } }
+//	records  uint32 length + zstd frame of count × { uint32 length + JSON record.Skill }
 //
-// Version 2 added the BM25 statistics and each skill's term counts, in
-// binary because JSON maps would make reading the index, which every
-// prompt does, twice as slow.
+// The table holds everything ranking reads, in binary and uncompressed, so
+// that ReadRanking, which every prompt runs, costs one file read: no
+// decompression, no JSON, and terms and names cut from one string instead
+// of allocated one by one. The full records are read by Read, to rebuild an
+// index.
+//
+// Version 2 added the BM25 statistics and each skill's term counts; version
+// 3 moved what ranking reads into the table (v2 compressed it all and kept
+// each skill as JSON, which made ski-rank spend ~8 ms reading the index).
 package vecfile
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -36,13 +47,13 @@ import (
 )
 
 // Version is the current file format version.
-const Version = 2
+const Version = 3
 
 const magic = "SKIVEC\n"
 
-// maxRecord bounds one skill record, so a corrupt length cannot make the
-// reader allocate gigabytes.
-const maxRecord = 4 << 20
+// maxHeader bounds the header ReadHeader reads, so a corrupt length cannot
+// make it allocate gigabytes.
+const maxHeader = 4 << 20
 
 // ErrCorrupt marks a file that is not a readable index of this version.
 var ErrCorrupt = errors.New("not a valid ski index")
@@ -60,7 +71,7 @@ type Header struct {
 	// vectors made under other rules are not reused.
 	Text string `json:"text"`
 	// BM25 holds the collection statistics of the entries' terms; it is
-	// stored in binary after the JSON header.
+	// stored in the table, so ReadHeader leaves it empty.
 	BM25 bm25.Stats `json:"-"`
 	// Stamp is scan.Stamp of the skills the index was built from, when it
 	// was built from a scan; equal stamps let a refresh skip the scan.
@@ -80,33 +91,37 @@ type Index struct {
 	Entries []Entry
 }
 
-// Read loads the index at path. A file that is not an index, is cut short,
-// or is of another version yields an error wrapping ErrCorrupt.
+// part says how much of a file to decode.
+type part int
+
+const (
+	headerOnly part = iota
+	ranking         // the header and the table
+	whole           // and the records
+)
+
+// Read loads the whole index at path. A file that is not an index, is cut
+// short, or is of another version yields an error wrapping ErrCorrupt.
 func Read(path string) (*Index, error) {
-	f, err := os.Open(path)
+	return readFile(path, whole)
+}
+
+// ReadRanking loads what ranking reads of the index at path: the header,
+// the BM25 statistics and every entry's vector and terms, with only these
+// fields of its Skill: ID, Name, Invoke, Path, Dir, Keywords, Aliases,
+// Tags, Affinity, DisableModelInvocation and AutoInject.
+func ReadRanking(path string) (*Index, error) {
+	return readFile(path, ranking)
+}
+
+func readFile(path string, upto part) (*Index, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	defer f.Close()
-	idx, err := Decode(f)
+	idx, err := decode(data, upto)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", path, err)
-	}
-	return idx, nil
-}
-
-// Decode reads an index from r.
-func Decode(r io.Reader) (*Index, error) {
-	br, err := inflate(r)
-	if err != nil {
-		return nil, err
-	}
-	idx, err := decode(br, true)
-	if err != nil {
-		if errors.Is(err, ErrCorrupt) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return idx, nil
 }
@@ -119,103 +134,141 @@ func ReadHeader(path string) (Header, error) {
 		return Header{}, fmt.Errorf("open index: %w", err)
 	}
 	defer f.Close()
-	br, err := inflate(f)
-	if err == nil {
-		var idx *Index
-		if idx, err = decode(br, false); err == nil {
-			return idx.Header, nil
+	head := make([]byte, len(magic)+2+4)
+	var idx *Index
+	if _, err = io.ReadFull(f, head); err == nil {
+		n := binary.LittleEndian.Uint32(head[len(head)-4:])
+		if n > maxHeader {
+			n = 0 // decode reports it
+		}
+		head = append(head, make([]byte, n)...)
+		if _, err = io.ReadFull(f, head[len(head)-int(n):]); err == nil {
+			idx, err = decode(head, headerOnly)
 		}
 	}
-	if !errors.Is(err, ErrCorrupt) {
-		err = fmt.Errorf("%w: %v", ErrCorrupt, err)
+	if err != nil {
+		if !errors.Is(err, ErrCorrupt) {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		return Header{}, fmt.Errorf("index %s: %w", path, err)
 	}
-	return Header{}, fmt.Errorf("index %s: %w", path, err)
+	return idx.Header, nil
 }
 
-// inflate decompresses a whole file in one call. The decoder's one-shot
-// DecodeAll costs ~1 ms and 1 MB on a 200-skill index where its streaming
-// reader costs ~5 ms and 9 MB, which a short-lived stage feels.
-func inflate(r io.Reader) (*bufio.Reader, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read index: %w", err)
-	}
-	zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(256<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	defer zr.Close()
-	plain, err := zr.DecodeAll(raw, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return bufio.NewReader(bytes.NewReader(plain)), nil
-}
-
-// decode reads the index, or only its header when entries is false.
-func decode(r *bufio.Reader, entries bool) (*Index, error) {
-	head := make([]byte, len(magic))
-	if _, err := io.ReadFull(r, head); err != nil || string(head) != magic {
+// decode reads an index from data, up to the given part.
+func decode(data []byte, upto part) (*Index, error) {
+	c := &cursor[[]byte]{s: data}
+	if string(c.take(len(magic))) != magic {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
-	var version uint16
-	if err := binary.Read(r, binary.LittleEndian, &version); err != nil {
-		return nil, err
-	}
-	if version != Version {
-		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, version, Version)
+	if v := c.u16(); v != Version {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, v, Version)
 	}
 	idx := &Index{}
-	if err := readJSON(r, &idx.Header); err != nil {
-		return nil, fmt.Errorf("header: %w", err)
-	}
-	if err := readStats(r, &idx.Header.BM25); err != nil {
-		return nil, fmt.Errorf("bm25 statistics: %w", err)
+	if err := json.Unmarshal(c.section(), &idx.Header); err != nil || c.bad {
+		return nil, fmt.Errorf("%w: header: %v", ErrCorrupt, c.err(err))
 	}
 	h := idx.Header
 	if h.Dim <= 0 || h.Dim > 8192 || h.Count < 0 || h.Count > 1_000_000 {
 		return nil, fmt.Errorf("%w: implausible header dim=%d count=%d", ErrCorrupt, h.Dim, h.Count)
 	}
-	if !entries {
+	if upto == headerOnly {
 		return idx, nil
 	}
-	idx.Entries = make([]Entry, 0, h.Count)
-	raw := make([]byte, 4*h.Dim)
-	for i := 0; i < h.Count; i++ {
-		var e Entry
-		if err := readJSON(r, &e.Skill); err != nil {
-			return nil, fmt.Errorf("skill %d: %w", i, err)
-		}
-		if _, err := io.ReadFull(r, raw); err != nil {
-			return nil, fmt.Errorf("vector %d: %w", i, err)
-		}
-		e.Vector = make([]float32, h.Dim)
-		embed.DecodeVector(e.Vector, raw)
-		var err error
-		if e.Terms, err = readTerms(r); err != nil {
-			return nil, fmt.Errorf("terms %d: %w", i, err)
-		}
-		idx.Entries = append(idx.Entries, e)
+	n, sum := int(c.u32()), c.u32()
+	tbl := c.take(n)
+	if c.bad || crc32.ChecksumIEEE(tbl) != sum {
+		return nil, fmt.Errorf("%w: table cut short or damaged", ErrCorrupt)
 	}
-	if _, err := r.ReadByte(); err != io.EOF {
-		return nil, fmt.Errorf("%w: trailing data", ErrCorrupt)
+	if err := decodeTable(string(tbl), idx); err != nil {
+		return nil, fmt.Errorf("%w: table: %v", ErrCorrupt, err)
+	}
+	if upto == ranking {
+		return idx, nil
+	}
+	recs := c.section()
+	if c.bad || len(c.s) > 0 {
+		return nil, fmt.Errorf("%w: records cut short or followed by more data", ErrCorrupt)
+	}
+	if err := decodeRecords(recs, idx); err != nil {
+		return nil, fmt.Errorf("%w: records: %v", ErrCorrupt, err)
 	}
 	return idx, nil
 }
 
-func readJSON(r io.Reader, v any) error {
-	var n uint32
-	if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
+// decodeTable reads the table. Terms and names are substrings of tbl,
+// vectors share one backing array.
+func decodeTable(tbl string, idx *Index) error {
+	c := &cursor[string]{s: tbl}
+	s := &idx.Header.BM25
+	s.AvgLen = c.f64()
+	if n := c.n(); n > 0 {
+		s.IDF = make(map[string]float64, n)
+		for range n {
+			t := c.str()
+			s.IDF[t] = float64(c.f32())
+		}
+	}
+	dim := idx.Header.Dim
+	if 4*dim*idx.Header.Count > len(tbl) {
+		return fmt.Errorf("%d vectors of %d dims do not fit in %d bytes", idx.Header.Count, dim, len(tbl))
+	}
+	vecs := make([]float32, dim*idx.Header.Count)
+	idx.Entries = make([]Entry, idx.Header.Count)
+	for i := range idx.Entries {
+		e := &idx.Entries[i]
+		sk := &e.Skill
+		sk.ID, sk.Name, sk.Invoke, sk.Path, sk.Dir = c.str(), c.str(), c.str(), c.str(), c.str()
+		sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity = c.list(), c.list(), c.list(), c.list()
+		flags := c.u8()
+		sk.DisableModelInvocation, sk.AutoInject = flags&1 != 0, flags&2 != 0
+		e.Vector = vecs[i*dim : (i+1)*dim : (i+1)*dim]
+		if v := c.take(4 * dim); len(v) == 4*dim {
+			embed.DecodeVector(e.Vector, v)
+		}
+		if n := c.n(); n > 0 {
+			e.Terms = make(map[string]int, n)
+			for range n {
+				t := c.str()
+				e.Terms[t] = int(c.uvarint())
+			}
+		}
+		if c.bad {
+			return fmt.Errorf("entry %d: cut short", i)
+		}
+	}
+	if len(c.s) > 0 {
+		return errors.New("trailing data")
+	}
+	return nil
+}
+
+// decodeRecords reads the full skill records over the table's part of them.
+func decodeRecords(z []byte, idx *Index) error {
+	zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(256<<20))
+	if err != nil {
 		return err
 	}
-	if n > maxRecord {
-		return fmt.Errorf("%w: record of %d bytes", ErrCorrupt, n)
-	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r, buf); err != nil {
+	defer zr.Close()
+	plain, err := zr.DecodeAll(z, nil)
+	if err != nil {
 		return err
 	}
-	return json.Unmarshal(buf, v)
+	c := &cursor[[]byte]{s: plain}
+	for i := range idx.Entries {
+		var sk record.Skill
+		if err := json.Unmarshal(c.section(), &sk); err != nil || c.bad {
+			return fmt.Errorf("skill %d: %v", i, c.err(err))
+		}
+		if id := idx.Entries[i].Skill.ID; sk.ID != id {
+			return fmt.Errorf("skill %d: record of %q, table says %q", i, sk.ID, id)
+		}
+		idx.Entries[i].Skill = sk
+	}
+	if len(c.s) > 0 {
+		return errors.New("trailing data")
+	}
+	return nil
 }
 
 // Write stores idx at path atomically: a temporary file in the same
@@ -254,142 +307,185 @@ func Encode(w io.Writer, idx *Index) error {
 			return fmt.Errorf("entry %d (%s): vector has %d dims, header says %d", i, e.Skill.ID, len(e.Vector), idx.Header.Dim)
 		}
 	}
-	var buf bytes.Buffer
-	buf.WriteString(magic)
-	binary.Write(&buf, binary.LittleEndian, uint16(Version))
-	if err := writeJSON(&buf, idx.Header); err != nil {
+	head, err := json.Marshal(idx.Header)
+	if err != nil {
 		return err
 	}
-	writeStats(&buf, idx.Header.BM25)
-	raw := make([]byte, 0, 4*idx.Header.Dim)
+	var recs []byte
 	for _, e := range idx.Entries {
-		if err := writeJSON(&buf, e.Skill); err != nil {
+		b, err := json.Marshal(e.Skill)
+		if err != nil {
 			return err
 		}
-		buf.Write(embed.AppendVector(raw[:0], e.Vector))
-		writeTerms(&buf, e.Terms)
+		recs = appendSection(recs, b)
 	}
-	zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return err
 	}
-	if _, err := zw.Write(buf.Bytes()); err != nil {
-		zw.Close()
-		return err
-	}
-	return zw.Close()
+	recs = zw.EncodeAll(recs, nil)
+	zw.Close()
+	tbl := appendTable(nil, idx)
+	out := append([]byte(magic), 0, 0)
+	binary.LittleEndian.PutUint16(out[len(magic):], Version)
+	out = appendSection(out, head)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(tbl)))
+	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(tbl))
+	out = append(out, tbl...)
+	out = appendSection(out, recs)
+	_, err = w.Write(out)
+	return err
 }
 
-func writeJSON(buf *bytes.Buffer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
+// appendTable appends the table of idx: terms sorted, so that equal
+// indexes are equal files.
+func appendTable(b []byte, idx *Index) []byte {
+	s := idx.Header.BM25
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.AvgLen))
+	b = binary.AppendUvarint(b, uint64(len(s.IDF)))
+	for _, t := range sortedKeys(s.IDF) {
+		b = appendStr(b, t)
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(s.IDF[t])))
 	}
-	binary.Write(buf, binary.LittleEndian, uint32(len(b)))
-	buf.Write(b)
-	return nil
-}
-
-// writeTerms writes term counts, sorted by term so that equal indexes are
-// equal files. Counts are capped at 65535.
-func writeTerms(buf *bytes.Buffer, terms map[string]int) {
-	keys := sortedTerms(terms)
-	binary.Write(buf, binary.LittleEndian, uint32(len(keys)))
-	for _, t := range keys {
-		writeTerm(buf, t)
-		binary.Write(buf, binary.LittleEndian, uint16(min(terms[t], math.MaxUint16)))
-	}
-}
-
-func readTerms(r *bufio.Reader) (map[string]int, error) {
-	n, err := readCount(r)
-	if err != nil || n == 0 {
-		return nil, err
-	}
-	terms := make(map[string]int, n)
-	var word []byte
-	var two [2]byte
-	for range n {
-		if word, err = readTerm(r, word); err != nil {
-			return nil, err
+	for _, e := range idx.Entries {
+		sk := e.Skill
+		for _, v := range []string{sk.ID, sk.Name, sk.Invoke, sk.Path, sk.Dir} {
+			b = appendStr(b, v)
 		}
-		if _, err := io.ReadFull(r, two[:]); err != nil {
-			return nil, err
+		for _, l := range [][]string{sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity} {
+			b = binary.AppendUvarint(b, uint64(len(l)))
+			for _, v := range l {
+				b = appendStr(b, v)
+			}
 		}
-		terms[string(word)] = int(binary.LittleEndian.Uint16(two[:]))
+		var flags byte
+		if sk.DisableModelInvocation {
+			flags |= 1
+		}
+		if sk.AutoInject {
+			flags |= 2
+		}
+		b = append(b, flags)
+		b = embed.AppendVector(b, e.Vector)
+		b = binary.AppendUvarint(b, uint64(len(e.Terms)))
+		for _, t := range sortedKeys(e.Terms) {
+			b = appendStr(b, t)
+			b = binary.AppendUvarint(b, uint64(e.Terms[t]))
+		}
 	}
-	return terms, nil
+	return b
 }
 
-// writeStats writes BM25 statistics, terms sorted.
-func writeStats(buf *bytes.Buffer, s bm25.Stats) {
-	binary.Write(buf, binary.LittleEndian, s.AvgLen)
-	keys := sortedTerms(s.IDF)
-	binary.Write(buf, binary.LittleEndian, uint32(len(keys)))
-	for _, t := range keys {
-		writeTerm(buf, t)
-		binary.Write(buf, binary.LittleEndian, float32(s.IDF[t]))
-	}
+func appendStr(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-func readStats(r *bufio.Reader, s *bm25.Stats) error {
-	if err := binary.Read(r, binary.LittleEndian, &s.AvgLen); err != nil {
-		return err
-	}
-	n, err := readCount(r)
-	if err != nil || n == 0 {
-		return err
-	}
-	s.IDF = make(map[string]float64, n)
-	var word []byte
-	var four [4]byte
-	for range n {
-		if word, err = readTerm(r, word); err != nil {
-			return err
-		}
-		if _, err := io.ReadFull(r, four[:]); err != nil {
-			return err
-		}
-		s.IDF[string(word)] = float64(math.Float32frombits(binary.LittleEndian.Uint32(four[:])))
-	}
-	return nil
+// appendSection appends a uint32 length and data.
+func appendSection(b, data []byte) []byte {
+	return append(binary.LittleEndian.AppendUint32(b, uint32(len(data))), data...)
 }
 
-func sortedTerms[V any](m map[string]V) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for t := range m {
-		if len(t) <= math.MaxUint16 {
-			keys = append(keys, t)
-		}
+		keys = append(keys, t)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	return keys
 }
 
-func writeTerm(buf *bytes.Buffer, t string) {
-	binary.Write(buf, binary.LittleEndian, uint16(len(t)))
-	buf.WriteString(t)
+// cursor reads a file or table front to back. Reading past the end, or a
+// count larger than what is left, marks it bad and yields zero values from
+// then on, so callers check bad once per item.
+type cursor[T ~[]byte | ~string] struct {
+	s   T
+	bad bool
 }
 
-// readTerm reads a term into word's storage.
-func readTerm(r *bufio.Reader, word []byte) ([]byte, error) {
-	var two [2]byte
-	if _, err := io.ReadFull(r, two[:]); err != nil {
-		return nil, err
+func (c *cursor[T]) take(n int) T {
+	if c.bad || n < 0 || n > len(c.s) {
+		c.bad = true
+		return c.s[:0]
 	}
-	word = append(word[:0], make([]byte, binary.LittleEndian.Uint16(two[:]))...)
-	_, err := io.ReadFull(r, word)
-	return word, err
+	v := c.s[:n]
+	c.s = c.s[n:]
+	return v
 }
 
-// readCount reads a uint32 number of items, bounded like a record.
-func readCount(r *bufio.Reader) (uint32, error) {
-	var n uint32
-	if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
-		return 0, err
+func (c *cursor[T]) u8() byte {
+	if b := c.take(1); len(b) == 1 {
+		return b[0]
 	}
-	if n > maxRecord {
-		return 0, fmt.Errorf("%w: %d items", ErrCorrupt, n)
+	return 0
+}
+
+func (c *cursor[T]) u16() uint16 {
+	if b := c.take(2); len(b) == 2 {
+		return uint16(b[0]) | uint16(b[1])<<8
 	}
-	return n, nil
+	return 0
+}
+
+func (c *cursor[T]) u32() uint32 {
+	if b := c.take(4); len(b) == 4 {
+		return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+	}
+	return 0
+}
+
+func (c *cursor[T]) f32() float32 { return math.Float32frombits(c.u32()) }
+
+func (c *cursor[T]) f64() float64 {
+	lo := uint64(c.u32())
+	return math.Float64frombits(lo | uint64(c.u32())<<32)
+}
+
+// uvarint reads an unsigned varint.
+func (c *cursor[T]) uvarint() uint64 {
+	var x uint64
+	for i, shift := 0, uint(0); i < len(c.s) && i < binary.MaxVarintLen64; i, shift = i+1, shift+7 {
+		b := c.s[i]
+		x |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			c.s = c.s[i+1:]
+			return x
+		}
+	}
+	c.bad = true
+	return 0
+}
+
+// n reads a count of items or bytes, which cannot exceed the bytes left.
+func (c *cursor[T]) n() int {
+	x := c.uvarint()
+	if x > uint64(len(c.s)) {
+		c.bad = true
+		return 0
+	}
+	return int(x)
+}
+
+func (c *cursor[T]) str() T { return c.take(c.n()) }
+
+func (c *cursor[T]) list() []T {
+	n := c.n()
+	if n == 0 {
+		return nil
+	}
+	l := make([]T, n)
+	for i := range l {
+		l[i] = c.str()
+	}
+	return l
+}
+
+// section reads a uint32 length and that many bytes.
+func (c *cursor[T]) section() []byte { return []byte(c.take(int(c.u32()))) }
+
+// err is err, or the cursor's running out.
+func (c *cursor[T]) err(err error) error {
+	if err == nil && c.bad {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
