@@ -14,17 +14,19 @@
 //	                     byte flags (1 disable_model_invocation, 2 auto_inject),
 //	                     Dim × float32 vector,
 //	                     n × { term, n count } }
-//	records  uint32 length + zstd frame of count × { uint32 length + JSON record.Skill }
+//	records  uint32 length + uint32 CRC-32 of the records + the records:
+//	           count × { uint32 length + JSON record.Skill }
 //
-// The table holds everything ranking reads, in binary and uncompressed, so
-// that ReadRanking, which every prompt runs, costs one file read: no
-// decompression, no JSON, and terms and names cut from one string instead
-// of allocated one by one. The full records are read by Read, to rebuild an
-// index.
+// The table holds everything ranking reads, in binary, so that
+// ReadRanking, which every prompt runs, costs one file read: no JSON, and
+// terms and names cut from one string instead of allocated one by one. The
+// full records are read by Read, to rebuild an index.
 //
 // Version 2 added the BM25 statistics and each skill's term counts; version
-// 3 moved what ranking reads into the table (v2 compressed it all and kept
-// each skill as JSON, which made ski-rank spend ~8 ms reading the index).
+// 3 moved what ranking reads into the table and dropped compression (v2
+// compressed it all with zstd and kept each skill as JSON, which made
+// ski-rank spend ~8 ms reading the index, and zstd's package start-up alone
+// cost every stage linking it ~0.25 ms).
 package vecfile
 
 import (
@@ -38,8 +40,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/klauspost/compress/zstd"
+	"strings"
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
@@ -51,9 +52,12 @@ const Version = 3
 
 const magic = "SKIVEC\n"
 
-// maxHeader bounds the header ReadHeader reads, so a corrupt length cannot
-// make it allocate gigabytes.
-const maxHeader = 4 << 20
+// maxHeader and maxSection bound what a corrupt length can make the reader
+// allocate.
+const (
+	maxHeader  = 4 << 20
+	maxSection = 1 << 30
+)
 
 // ErrCorrupt marks a file that is not a readable index of this version.
 var ErrCorrupt = errors.New("not a valid ski index")
@@ -114,92 +118,122 @@ func ReadRanking(path string) (*Index, error) {
 	return readFile(path, ranking)
 }
 
+// ReadHeader reads only the header of the index at path (and checks its
+// magic and version), for callers that need to know which model built it.
+func ReadHeader(path string) (Header, error) {
+	idx, err := readFile(path, headerOnly)
+	if err != nil {
+		return Header{}, err
+	}
+	return idx.Header, nil
+}
+
 func readFile(path string, upto part) (*Index, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	idx, err := decode(data, upto)
+	defer f.Close()
+	idx, err := decode(f, upto)
 	if err != nil {
+		if !errors.Is(err, ErrCorrupt) {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
 		return nil, fmt.Errorf("index %s: %w", path, err)
 	}
 	return idx, nil
 }
 
-// ReadHeader reads only the header of the index at path (and checks its
-// magic and version), for callers that need to know which model built it.
-func ReadHeader(path string) (Header, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Header{}, fmt.Errorf("open index: %w", err)
-	}
-	defer f.Close()
-	head := make([]byte, len(magic)+2+4)
-	var idx *Index
-	if _, err = io.ReadFull(f, head); err == nil {
-		n := binary.LittleEndian.Uint32(head[len(head)-4:])
-		if n > maxHeader {
-			n = 0 // decode reports it
-		}
-		head = append(head, make([]byte, n)...)
-		if _, err = io.ReadFull(f, head[len(head)-int(n):]); err == nil {
-			idx, err = decode(head, headerOnly)
-		}
-	}
-	if err != nil {
-		if !errors.Is(err, ErrCorrupt) {
-			err = fmt.Errorf("%w: %v", ErrCorrupt, err)
-		}
-		return Header{}, fmt.Errorf("index %s: %w", path, err)
-	}
-	return idx.Header, nil
-}
-
-// decode reads an index from data, up to the given part.
-func decode(data []byte, upto part) (*Index, error) {
-	c := &cursor[[]byte]{s: data}
-	if string(c.take(len(magic))) != magic {
+// decode reads an index from r up to the given part, and no further.
+func decode(r io.Reader, upto part) (*Index, error) {
+	var head [len(magic) + 2]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil || string(head[:len(magic)]) != magic {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
-	if v := c.u16(); v != Version {
+	if v := binary.LittleEndian.Uint16(head[len(magic):]); v != Version {
 		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, v, Version)
 	}
 	idx := &Index{}
-	if err := json.Unmarshal(c.section(), &idx.Header); err != nil || c.bad {
-		return nil, fmt.Errorf("%w: header: %v", ErrCorrupt, c.err(err))
-	}
-	h := idx.Header
-	if h.Dim <= 0 || h.Dim > 8192 || h.Count < 0 || h.Count > 1_000_000 {
-		return nil, fmt.Errorf("%w: implausible header dim=%d count=%d", ErrCorrupt, h.Dim, h.Count)
+	if err := readHeader(r, &idx.Header); err != nil {
+		return nil, fmt.Errorf("header: %w", err)
 	}
 	if upto == headerOnly {
 		return idx, nil
 	}
-	n, sum := int(c.u32()), c.u32()
-	tbl := c.take(n)
-	if c.bad || crc32.ChecksumIEEE(tbl) != sum {
-		return nil, fmt.Errorf("%w: table cut short or damaged", ErrCorrupt)
+	tbl, err := readChecked(r)
+	if err != nil {
+		return nil, fmt.Errorf("table: %w", err)
 	}
-	if err := decodeTable(string(tbl), idx); err != nil {
-		return nil, fmt.Errorf("%w: table: %v", ErrCorrupt, err)
+	if err := decodeTable(tbl, idx); err != nil {
+		return nil, fmt.Errorf("table: %w", err)
 	}
 	if upto == ranking {
 		return idx, nil
 	}
-	recs := c.section()
-	if c.bad || len(c.s) > 0 {
-		return nil, fmt.Errorf("%w: records cut short or followed by more data", ErrCorrupt)
+	recs, err := readChecked(r)
+	if err != nil {
+		return nil, fmt.Errorf("records: %w", err)
 	}
 	if err := decodeRecords(recs, idx); err != nil {
-		return nil, fmt.Errorf("%w: records: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	if n, _ := r.Read(head[:1]); n > 0 {
+		return nil, fmt.Errorf("%w: trailing data", ErrCorrupt)
 	}
 	return idx, nil
+}
+
+func readHeader(r io.Reader, h *Header) error {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return err
+	}
+	size := binary.LittleEndian.Uint32(n[:])
+	if size > maxHeader {
+		return fmt.Errorf("%w: header of %d bytes", ErrCorrupt, size)
+	}
+	b := make([]byte, size)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, h); err != nil {
+		return err
+	}
+	if h.Dim <= 0 || h.Dim > 8192 || h.Count < 0 || h.Count > 1_000_000 {
+		return fmt.Errorf("%w: implausible dim=%d count=%d", ErrCorrupt, h.Dim, h.Count)
+	}
+	return nil
+}
+
+// readChecked reads what appendChecked wrote into a string, checking the
+// sum on the way, so the table's strings need no copy of their own.
+func readChecked(r io.Reader) (string, error) {
+	var head [8]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil {
+		return "", err
+	}
+	n, sum := binary.LittleEndian.Uint32(head[:]), binary.LittleEndian.Uint32(head[4:])
+	if n > maxSection {
+		return "", fmt.Errorf("%w: section of %d bytes", ErrCorrupt, n)
+	}
+	var b strings.Builder
+	b.Grow(int(n))
+	crc := crc32.NewIEEE()
+	if m, err := io.Copy(io.MultiWriter(&b, crc), io.LimitReader(r, int64(n))); err != nil {
+		return "", err
+	} else if m < int64(n) {
+		return "", io.ErrUnexpectedEOF
+	}
+	if crc.Sum32() != sum {
+		return "", fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	}
+	return b.String(), nil
 }
 
 // decodeTable reads the table. Terms and names are substrings of tbl,
 // vectors share one backing array.
 func decodeTable(tbl string, idx *Index) error {
-	c := &cursor[string]{s: tbl}
+	c := &cursor{s: tbl}
 	s := &idx.Header.BM25
 	s.AvgLen = c.f64()
 	if n := c.n(); n > 0 {
@@ -244,21 +278,16 @@ func decodeTable(tbl string, idx *Index) error {
 }
 
 // decodeRecords reads the full skill records over the table's part of them.
-func decodeRecords(z []byte, idx *Index) error {
-	zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(256<<20))
-	if err != nil {
-		return err
-	}
-	defer zr.Close()
-	plain, err := zr.DecodeAll(z, nil)
-	if err != nil {
-		return err
-	}
-	c := &cursor[[]byte]{s: plain}
+func decodeRecords(recs string, idx *Index) error {
+	c := &cursor{s: recs}
 	for i := range idx.Entries {
 		var sk record.Skill
-		if err := json.Unmarshal(c.section(), &sk); err != nil || c.bad {
-			return fmt.Errorf("skill %d: %v", i, c.err(err))
+		rec := c.take(int(c.u32()))
+		if c.bad {
+			return fmt.Errorf("skill %d: %w", i, io.ErrUnexpectedEOF)
+		}
+		if err := json.Unmarshal([]byte(rec), &sk); err != nil {
+			return fmt.Errorf("skill %d: %w", i, err)
 		}
 		if id := idx.Entries[i].Skill.ID; sk.ID != id {
 			return fmt.Errorf("skill %d: record of %q, table says %q", i, sk.ID, id)
@@ -319,20 +348,11 @@ func Encode(w io.Writer, idx *Index) error {
 		}
 		recs = appendSection(recs, b)
 	}
-	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		return err
-	}
-	recs = zw.EncodeAll(recs, nil)
-	zw.Close()
-	tbl := appendTable(nil, idx)
 	out := append([]byte(magic), 0, 0)
 	binary.LittleEndian.PutUint16(out[len(magic):], Version)
 	out = appendSection(out, head)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(tbl)))
-	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(tbl))
-	out = append(out, tbl...)
-	out = appendSection(out, recs)
+	out = appendChecked(out, appendTable(nil, idx))
+	out = appendChecked(out, recs)
 	_, err = w.Write(out)
 	return err
 }
@@ -385,6 +405,12 @@ func appendSection(b, data []byte) []byte {
 	return append(binary.LittleEndian.AppendUint32(b, uint32(len(data))), data...)
 }
 
+// appendChecked appends a uint32 length, the CRC-32 of data and data.
+func appendChecked(b, data []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(data)))
+	return append(binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(data)), data...)
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for t := range m {
@@ -394,54 +420,47 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// cursor reads a file or table front to back. Reading past the end, or a
-// count larger than what is left, marks it bad and yields zero values from
-// then on, so callers check bad once per item.
-type cursor[T ~[]byte | ~string] struct {
-	s   T
+// cursor reads a table front to back. Reading past the end, or a count
+// larger than what is left, marks it bad and yields zero values from then
+// on, so callers check bad once per item.
+type cursor struct {
+	s   string
 	bad bool
 }
 
-func (c *cursor[T]) take(n int) T {
+func (c *cursor) take(n int) string {
 	if c.bad || n < 0 || n > len(c.s) {
 		c.bad = true
-		return c.s[:0]
+		return ""
 	}
 	v := c.s[:n]
 	c.s = c.s[n:]
 	return v
 }
 
-func (c *cursor[T]) u8() byte {
+func (c *cursor) u8() byte {
 	if b := c.take(1); len(b) == 1 {
 		return b[0]
 	}
 	return 0
 }
 
-func (c *cursor[T]) u16() uint16 {
-	if b := c.take(2); len(b) == 2 {
-		return uint16(b[0]) | uint16(b[1])<<8
-	}
-	return 0
-}
-
-func (c *cursor[T]) u32() uint32 {
+func (c *cursor) u32() uint32 {
 	if b := c.take(4); len(b) == 4 {
 		return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 	}
 	return 0
 }
 
-func (c *cursor[T]) f32() float32 { return math.Float32frombits(c.u32()) }
+func (c *cursor) f32() float32 { return math.Float32frombits(c.u32()) }
 
-func (c *cursor[T]) f64() float64 {
+func (c *cursor) f64() float64 {
 	lo := uint64(c.u32())
 	return math.Float64frombits(lo | uint64(c.u32())<<32)
 }
 
 // uvarint reads an unsigned varint.
-func (c *cursor[T]) uvarint() uint64 {
+func (c *cursor) uvarint() uint64 {
 	var x uint64
 	for i, shift := 0, uint(0); i < len(c.s) && i < binary.MaxVarintLen64; i, shift = i+1, shift+7 {
 		b := c.s[i]
@@ -456,7 +475,7 @@ func (c *cursor[T]) uvarint() uint64 {
 }
 
 // n reads a count of items or bytes, which cannot exceed the bytes left.
-func (c *cursor[T]) n() int {
+func (c *cursor) n() int {
 	x := c.uvarint()
 	if x > uint64(len(c.s)) {
 		c.bad = true
@@ -465,27 +484,16 @@ func (c *cursor[T]) n() int {
 	return int(x)
 }
 
-func (c *cursor[T]) str() T { return c.take(c.n()) }
+func (c *cursor) str() string { return c.take(c.n()) }
 
-func (c *cursor[T]) list() []T {
+func (c *cursor) list() []string {
 	n := c.n()
 	if n == 0 {
 		return nil
 	}
-	l := make([]T, n)
+	l := make([]string, n)
 	for i := range l {
 		l[i] = c.str()
 	}
 	return l
-}
-
-// section reads a uint32 length and that many bytes.
-func (c *cursor[T]) section() []byte { return []byte(c.take(int(c.u32()))) }
-
-// err is err, or the cursor's running out.
-func (c *cursor[T]) err(err error) error {
-	if err == nil && c.bad {
-		return io.ErrUnexpectedEOF
-	}
-	return err
 }

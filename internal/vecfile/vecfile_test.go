@@ -88,7 +88,7 @@ func TestCorrupt(t *testing.T) {
 	}
 	good := buf.Bytes()
 	inRecords := bytes.Clone(good)
-	inRecords[len(good)-6] ^= 1 // zstd checks its frame
+	inRecords[len(good)-6] ^= 1
 	head := 7 + 2 + 4 + int(binary.LittleEndian.Uint32(good[9:]))
 	inTable := bytes.Clone(good)
 	inTable[head+8+3] ^= 1
