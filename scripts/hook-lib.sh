@@ -22,6 +22,10 @@ if [ -n "${SKI_BIN:-}" ]; then
 elif [ -x "$ski_here/../bin/ski-rank" ]; then
 	PATH="$ski_here/../bin:$PATH"
 fi
+# The stages are short processes doing one thing at a time: with one P the
+# Go runtime starts fewer threads and spins less, which on two cores took
+# ~1.5 ms off the prompt hook.
+export GOMAXPROCS=1
 ski_state=${XDG_STATE_HOME:-${HOME:-/tmp}/.local/state}/ski
 ski_log=$ski_state/hook.log
 ski_timeout=${SKI_HOOK_TIMEOUT:-10}
