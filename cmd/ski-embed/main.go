@@ -91,6 +91,7 @@ func run(env cli.Env) error {
 		return query.Run(query.Options{
 			Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
 			Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap,
+			Written: func() { closeOutput(env) },
 		}, env.Stdin, env.Stdout)
 	}
 	emb := srv.wrap(embed.OpenOrLexical(*model, eenv, warn))
@@ -99,6 +100,15 @@ func run(env cli.Env) error {
 		return refreshAll(env, so, dirs.Cache, emb, *maxLine, warn)
 	}
 	return buildIndex(env, *indexPath, emb, *maxLine, warn)
+}
+
+// closeOutput closes standard output when it is a file, so the next stage
+// of a pipeline reads the end of its input now rather than when this
+// process has released its model and exited.
+func closeOutput(env cli.Env) {
+	if f, ok := env.Stdout.(*os.File); ok {
+		f.Close()
+	}
 }
 
 // indexLine is the summary record --index and --refresh print.

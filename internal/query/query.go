@@ -40,6 +40,11 @@ type Options struct {
 	// Wrap, when set, wraps the embedder of automatic indexes (with an
 	// embed server client, say).
 	Wrap func(embed.Embedder) embed.Embedder
+	// Written, when set, is called once every record is written and
+	// flushed, before the embedders are released. Releasing a loaded model
+	// (and starting a server for next time) takes a while; ski-embed closes
+	// its output here so the next stage need not wait for it.
+	Written func()
 }
 
 // Run reads events from in and writes query records to out.
@@ -63,7 +68,13 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 	}); err != nil {
 		return err
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if o.Written != nil {
+		o.Written()
+	}
+	return nil
 }
 
 type querier struct {
