@@ -212,6 +212,43 @@ func TestIdleExitAndLock(t *testing.T) {
 	}
 }
 
+// A delayed server holds the lock while it waits, so no second server
+// loads the model meanwhile, and serves once it has loaded it.
+func TestDelayHoldsLock(t *testing.T) {
+	sock := socket(t)
+	opened := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ServerOptions{Socket: sock, Idle: 300 * time.Millisecond, Build: "b1", Delay: 500 * time.Millisecond,
+			Open: func() (embed.Embedder, error) { close(opened); return embed.NewLexical(), nil }})
+	}()
+	for i := 0; i < 500; i++ {
+		if pid, _ := os.ReadFile(sock + ".lock"); len(pid) > 0 {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	err := Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1",
+		Open: func() (embed.Embedder, error) { t.Error("second server loaded the model"); return nil, nil }})
+	if !errors.Is(err, ErrRunning) {
+		t.Fatalf("second server: %v, want ErrRunning", err)
+	}
+	select {
+	case <-opened:
+		t.Fatal("the model was loaded before the delay ran out")
+	default:
+	}
+	<-opened
+	c, l, _ := client(sock, "b1")
+	for i := 0; i < 500 && !Alive(sock); i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	check(t, c, l, 0)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestRunDirRefusesOpenDirectory(t *testing.T) {
 	state := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(state, "run"), 0o755); err != nil {

@@ -26,6 +26,10 @@ type ServerOptions struct {
 	Open func() (embed.Embedder, error)
 	// CacheSize is how many query vectors are kept for repeated prompts.
 	CacheSize int
+	// Delay is how long to wait, holding the lock, before loading the
+	// model, so a server started at the end of a prompt does not compete
+	// with the rest of that prompt's stages.
+	Delay time.Duration
 }
 
 // Serve runs the server until it has been idle for o.Idle or a client of
@@ -46,6 +50,7 @@ func Serve(o ServerOptions) error {
 	if err := lock.Truncate(0); err == nil {
 		fmt.Fprintf(lock, "%d\n", os.Getpid())
 	}
+	time.Sleep(o.Delay)
 	emb, err := o.Open()
 	if err != nil {
 		return err

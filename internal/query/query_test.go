@@ -159,7 +159,9 @@ func TestWrittenBeforeRelease(t *testing.T) {
 	var events []string
 	var out bytes.Buffer
 	o.Wrap = func(e embed.Embedder) embed.Embedder { return closing{e, &events} }
-	o.Written = func() { events = append(events, fmt.Sprintf("written %d", strings.Count(out.String(), `"kind":"query"`))) }
+	o.Written = func() {
+		events = append(events, fmt.Sprintf("written %d", strings.Count(out.String(), `"kind":"query"`)))
+	}
 	if err := Run(o, strings.NewReader(`{"prompt":"write a postmortem"}`+"\n"), &out); err != nil {
 		t.Fatal(err)
 	}
