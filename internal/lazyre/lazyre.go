@@ -18,8 +18,33 @@ type Regexp struct {
 	re   *regexp.Regexp
 }
 
+// all is every Regexp made by New, for CompileAll.
+var (
+	mu  sync.Mutex
+	all []*Regexp
+)
+
 // New returns expr, to be compiled when first used.
-func New(expr string) *Regexp { return &Regexp{expr: expr} }
+func New(expr string) *Regexp {
+	r := &Regexp{expr: expr}
+	mu.Lock()
+	all = append(all, r)
+	mu.Unlock()
+	return r
+}
+
+// CompileAll compiles every expression made by New so far. A stage that
+// will use them but first waits for its input runs it meanwhile ("go
+// lazyre.CompileAll()"), so the patterns cost nothing once the input is
+// there; a use that comes first waits for that one compile.
+func CompileAll() {
+	mu.Lock()
+	rs := all
+	mu.Unlock()
+	for _, r := range rs {
+		r.Re()
+	}
+}
 
 // Re returns the compiled expression.
 func (r *Regexp) Re() *regexp.Regexp {

@@ -31,11 +31,19 @@ func TestCompiledOnFirstUse(t *testing.T) {
 }
 
 func TestBadPatternPanicsOnUse(t *testing.T) {
-	r := New(`(`)
+	r := &Regexp{expr: `(`} // not New: CompileAll would meet it
 	defer func() {
 		if recover() == nil {
 			t.Error("no panic")
 		}
 	}()
 	r.MatchString("x")
+}
+
+func TestCompileAll(t *testing.T) {
+	r := New(`compile[d]? all`)
+	CompileAll()
+	if r.re == nil || !r.MatchString("compiled all") {
+		t.Fatal("not compiled")
+	}
 }
