@@ -28,6 +28,11 @@ fi
 export GOMAXPROCS=1
 ski_state=${XDG_STATE_HOME:-${HOME:-/tmp}/.local/state}/ski
 ski_log=$ski_state/hook.log
+# Where embed servers keep their sockets (embedsrv.RunDir).
+case ${XDG_RUNTIME_DIR:-} in
+/*) ski_run=$XDG_RUNTIME_DIR/ski ;;
+*) ski_run=$ski_state/run ;;
+esac
 ski_timeout=${SKI_HOOK_TIMEOUT:-10}
 case $ski_timeout in '' | *[!0-9]*) ski_timeout=10 ;; esac # whole seconds
 # One deadline (Unix ms) for the whole pipeline, honoured by every stage.
@@ -60,10 +65,31 @@ else
 	exec 2>/dev/null
 fi
 
+# ski_stages: the prompt pipeline, event on stdin, payload on stdout.
+ski_stages() {
+	ski-embed --query --host "$SKI_HOST" | ski-rank | ski-select |
+		ski-ledger record | ski-render --host "$SKI_HOST"
+}
+
 ski_prompt() {
-	local out
-	out=$(ski-embed --query --host "$SKI_HOST" | ski-rank | ski-select |
-		ski-ledger record | ski-render --host "$SKI_HOST") || ski_fail "pipeline failed" with-log
+	local event="" out hint
+	# The event, read without a process (it may come on a socket, which
+	# /dev/stdin cannot open): all of it when it is short.
+	IFS= read -r -d '' -N 4096 event
+	if [ ${#event} -lt 4096 ]; then
+		# Hand it to the running embed servers first: each reads events
+		# from a FIFO beside its socket and embeds the prompt at once, so
+		# the model works while the stages start and the query finds the
+		# vector in the server's cache. Opening read-write never blocks,
+		# and an event this short fits in the FIFO even when no server
+		# reads it.
+		for hint in "$ski_run"/embed-*.sock.in; do
+			if [ -p "$hint" ]; then printf '%s\n' "$event" 1<>"$hint"; fi
+		done
+		out=$(ski_stages <<<"$event") || ski_fail "pipeline failed" with-log
+	else
+		out=$({ printf '%s' "$event" && exec cat; } | ski_stages) || ski_fail "pipeline failed" with-log
+	fi
 	case $out in
 	'') exit 0 ;;
 	'{'*'}') printf '%s\n' "$out" ;;

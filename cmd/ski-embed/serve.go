@@ -11,6 +11,7 @@ import (
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/embedsrv"
+	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/xdg"
 )
 
@@ -98,7 +99,7 @@ func (s server) serve(model string, idle, delay time.Duration, detach bool) erro
 	if err != nil {
 		return err
 	}
-	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256,
+	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256, Hint: query.Hint,
 		Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
 	if errors.Is(err, embedsrv.ErrRunning) {
 		return nil

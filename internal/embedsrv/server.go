@@ -30,6 +30,10 @@ type ServerOptions struct {
 	// model, so a server started at the end of a prompt does not compete
 	// with the rest of that prompt's stages.
 	Delay time.Duration
+	// Hint, when set, turns a host event written to the FIFO at
+	// HintPath(Socket) into the query text to embed ahead of the request
+	// ("" for none).
+	Hint func(event []byte) string
 }
 
 // Serve runs the server until it has been idle for o.Idle or a client of
@@ -71,6 +75,11 @@ func Serve(o ServerOptions) error {
 	}
 	s := &server{o: o, emb: emb, ln: ln, cache: newCache(o.CacheSize),
 		hello: Hello{Protocol: Protocol, Model: emb.Model().ID, Build: o.Build}}
+	if o.Hint != nil {
+		if stop, err := s.hints(); err == nil {
+			defer stop()
+		}
+	}
 	idle := time.AfterFunc(o.Idle, s.stop)
 	defer idle.Stop()
 	var wg sync.WaitGroup

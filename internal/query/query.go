@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -112,6 +113,22 @@ func (q *querier) autoEmbedder() embed.Embedder {
 		q.embedders[q.auto.Model().ID] = q.auto
 	}
 	return q.auto
+}
+
+// Hint returns the text ski-embed --query will embed for the event line,
+// or "" when it embeds none (no prompt, a control message, nothing left of
+// the prompt): what an embed server embeds ahead when the hook hands it the
+// event early (embedsrv.HintPath).
+func Hint(line []byte) string {
+	p := gjson.GetBytes(line, "prompt")
+	if p.Type != gjson.String || prompt.IsControl(p.Str) {
+		return ""
+	}
+	text := prompt.QueryText(p.Str)
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	return text
 }
 
 // one turns an event line into a query line, or nil for a control message.

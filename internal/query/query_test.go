@@ -12,6 +12,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/scan"
 )
 
@@ -167,5 +168,22 @@ func TestWrittenBeforeRelease(t *testing.T) {
 	}
 	if strings.Join(events, ", ") != "written 1, close" {
 		t.Errorf("events: %q", events)
+	}
+}
+
+// Hint gives the text Run embeds for an event, and "" where Run embeds none.
+func TestHint(t *testing.T) {
+	for _, tt := range []struct{ event, want string }{
+		{`{"prompt":"/commit fix the typo in README"}`, prompt.QueryText("/commit fix the typo in README")},
+		{`{"session_id":"s","prompt":"write a postmortem"}`, "write a postmortem"},
+		{`{"prompt":"<system-reminder>x</system-reminder>"}`, ""},
+		{`{"prompt":"/commit"}`, ""},
+		{`{"prompt":"   "}`, ""},
+		{`{"prompt":42}`, ""},
+		{`{"session_id":"s",`, ""},
+	} {
+		if got := Hint([]byte(tt.event)); got != tt.want {
+			t.Errorf("Hint(%s) = %q, want %q", tt.event, got, tt.want)
+		}
 	}
 }
