@@ -6,6 +6,7 @@
 # $XDG_STATE_HOME/ski/hook.log.
 
 set -uo pipefail
+shopt -s lastpipe # a pipeline's last command runs in this shell (ski_stages)
 
 # Every fork costs about a millisecond of a hook that runs on each prompt:
 # builtins and parameter expansion stand in for dirname, mkdir and per-stage
@@ -65,14 +66,20 @@ else
 	exec 2>/dev/null
 fi
 
-# ski_stages: the prompt pipeline, event on stdin, payload on stdout.
+# ski_stages: the prompt pipeline, event on stdin; the payload is left in
+# out. The last stage's output is read by the shell itself (lastpipe):
+# one process fewer than $(...).
 ski_stages() {
 	ski-embed --query --host "$SKI_HOST" | ski-rank | ski-select |
-		ski-ledger record | ski-render --host "$SKI_HOST"
+		ski-ledger record | ski-render --host "$SKI_HOST" | IFS= read -r -d '' out
+	case ${PIPESTATUS[*]} in
+	"0 0 0 0 0 "*) out=${out%$'\n'} ;;
+	*) return 1 ;;
+	esac
 }
 
 ski_prompt() {
-	local event="" out hint
+	local event="" out="" hint
 	# The event, read without a process (it may come on a socket, which
 	# /dev/stdin cannot open): all of it when it is short.
 	IFS= read -r -d '' -N 4096 event
@@ -86,9 +93,9 @@ ski_prompt() {
 		for hint in "$ski_run"/embed-*.sock.in; do
 			if [ -p "$hint" ]; then printf '%s\n' "$event" 1<>"$hint"; fi
 		done
-		out=$(ski_stages <<<"$event") || ski_fail "pipeline failed" with-log
+		ski_stages <<<"$event" || ski_fail "pipeline failed" with-log
 	else
-		out=$({ printf '%s' "$event" && exec cat; } | ski_stages) || ski_fail "pipeline failed" with-log
+		{ printf '%s' "$event" && exec cat; } | ski_stages || ski_fail "pipeline failed" with-log
 	fi
 	case $out in
 	'') exit 0 ;;
