@@ -36,6 +36,7 @@ func run(env cli.Env) error {
 	margin := fs.Float64("score-margin", -1, "override score_margin")
 	boost := fs.Float64("keyword-boost", -1, "override keyword_boost")
 	lexical := fs.Float64("lexical-weight", -1, "override the model's BM25 weight")
+	bodyWeight := fs.Float64("body-weight", -1, "override the model's weight of the BM25 score against whole skill bodies")
 	smallEdit := fs.Float64("small-edit-penalty", -1, "override the model's penalty for small-edit and explain prompts")
 	half := fs.String("half", "", "score only one half of the rows: `tune` (1st, 3rd, ... row of each category) or held (2nd, 4th, ...)")
 	maxSkills := fs.Int("max-skills", config.DefaultMaxSkills, "override max_skills")
@@ -107,6 +108,9 @@ func run(env cli.Env) error {
 	ro := rank.Options{Top: *top, KeywordBoost: func(string, string) float64 { return kb }}
 	if *lexical >= 0 {
 		ro.LexicalWeight = lexical
+	}
+	if *bodyWeight >= 0 {
+		ro.BodyWeight = bodyWeight
 	}
 	if *smallEdit >= 0 {
 		ro.SmallEditPenalty = func(string, string) float64 { return *smallEdit }

@@ -41,6 +41,9 @@ type Options struct {
 	// LexicalWeight, when not nil, replaces the model's weight of the BM25
 	// score.
 	LexicalWeight *float64
+	// BodyWeight, when not nil, replaces the model's weight of the BM25
+	// score against the skills' whole bodies.
+	BodyWeight *float64
 	// SmallEditPenalty returns what is taken from every score of a prompt
 	// that asks only for a small edit or an explanation (package intent),
 	// for a model and the query's directory; nil means the model's
@@ -169,9 +172,18 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	if o.LexicalWeight != nil {
 		lexWeight = *o.LexicalWeight
 	}
+	bodyWeight := c.model.BodyWeight
+	if o.BodyWeight != nil {
+		bodyWeight = *o.BodyWeight
+	}
 	var terms bm25.Query
-	if lexWeight != 0 {
+	if lexWeight != 0 || bodyWeight != 0 {
 		terms = bm25.NewQuery(prompt.QueryText(q.Prompt))
+	}
+	var body []float64
+	if bodyWeight != 0 && c.idx.Body != nil && c.idx.Body.Len() == len(c.idx.Entries) {
+		body = make([]float64, len(c.idx.Entries))
+		c.idx.Body.AddScores(terms, bodyWeight, body)
 	}
 	penalty := 0.0
 	if intent.Of(q.Prompt) == intent.SmallEdit {
@@ -195,12 +207,18 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		cd := c.candidate(q, e.Skill)
 		cd.Cosine = round(cos)
 		cd.Why = []string{fmt.Sprintf("cosine %.3f", cos)}
-		if len(terms) > 0 {
-			if lex := lexWeight * h.BM25.Score(terms, e.Terms); lex > 0 {
-				cd.Lexical = round(lex)
-				cd.Why = append(cd.Why, fmt.Sprintf("bm25 +%.3f", lex))
+		lex := 0.0
+		if len(terms) > 0 && lexWeight != 0 {
+			if l := lexWeight * h.BM25.Score(terms, e.Terms); l > 0 {
+				lex += l
+				cd.Why = append(cd.Why, fmt.Sprintf("bm25 +%.3f", l))
 			}
 		}
+		if body != nil && body[i] > 0 {
+			lex += body[i]
+			cd.Why = append(cd.Why, fmt.Sprintf("body bm25 +%.3f", body[i]))
+		}
+		cd.Lexical = round(lex)
 		hits := 0
 		for _, k := range c.keywords[i] {
 			if hits < MaxKeywordHits && k.re.MatchString(q.Prompt) {

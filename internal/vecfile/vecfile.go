@@ -9,10 +9,13 @@
 //	bm25    float64 mean length, uint32 terms × { uint16 length + term, float32 IDF }
 //	count × { uint32 length + JSON record.Skill, Dim × float32,
 //	          uint32 terms × { uint16 length + term, uint16 count } }
+//	body    uint32 length + bm25.Inverted of the skills' bodies
 //
 // Version 2 added the BM25 statistics and each skill's term counts, in
 // binary because JSON maps would make reading the index, which every
-// prompt does, twice as slow.
+// prompt does, twice as slow. Version 3 added the body field: the terms of
+// each skill's whole SKILL.md body, stored by term so that a prompt reads
+// only its own terms' postings.
 package vecfile
 
 import (
@@ -36,13 +39,16 @@ import (
 )
 
 // Version is the current file format version.
-const Version = 2
+const Version = 3
 
 const magic = "SKIVEC\n"
 
 // maxRecord bounds one skill record, so a corrupt length cannot make the
 // reader allocate gigabytes.
 const maxRecord = 4 << 20
+
+// maxBody bounds the body field.
+const maxBody = 256 << 20
 
 // ErrCorrupt marks a file that is not a readable index of this version.
 var ErrCorrupt = errors.New("not a valid ski index")
@@ -78,6 +84,9 @@ type Entry struct {
 type Index struct {
 	Header  Header
 	Entries []Entry
+	// Body is the BM25 field of the skills' bodies, document i being
+	// Entries[i]; nil writes an empty field.
+	Body *bm25.Inverted
 }
 
 // Read loads the index at path. A file that is not an index, is cut short,
@@ -197,6 +206,9 @@ func decode(r *bufio.Reader, entries bool) (*Index, error) {
 		}
 		idx.Entries = append(idx.Entries, e)
 	}
+	if err := readBody(r, idx); err != nil {
+		return nil, fmt.Errorf("body terms: %w", err)
+	}
 	if _, err := r.ReadByte(); err != io.EOF {
 		return nil, fmt.Errorf("%w: trailing data", ErrCorrupt)
 	}
@@ -269,6 +281,9 @@ func Encode(w io.Writer, idx *Index) error {
 		buf.Write(embed.AppendVector(raw[:0], e.Vector))
 		writeTerms(&buf, e.Terms)
 	}
+	if err := writeBody(&buf, idx); err != nil {
+		return err
+	}
 	zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return err
@@ -278,6 +293,49 @@ func Encode(w io.Writer, idx *Index) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// writeBody writes the body field, which must have one document per entry.
+func writeBody(buf *bytes.Buffer, idx *Index) error {
+	body := idx.Body
+	if body == nil {
+		var err error
+		if body, err = bm25.NewInverted(make([]map[string]int, len(idx.Entries))); err != nil {
+			return err
+		}
+	}
+	if body.Len() != len(idx.Entries) {
+		return fmt.Errorf("body field has %d documents for %d entries", body.Len(), len(idx.Entries))
+	}
+	data, err := body.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	binary.Write(buf, binary.LittleEndian, uint32(len(data)))
+	buf.Write(data)
+	return nil
+}
+
+func readBody(r *bufio.Reader, idx *Index) error {
+	var n uint32
+	if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
+		return err
+	}
+	if n > maxBody {
+		return fmt.Errorf("%w: body field of %d bytes", ErrCorrupt, n)
+	}
+	data := make([]byte, n)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return err
+	}
+	idx.Body = &bm25.Inverted{}
+	if err := idx.Body.UnmarshalBinary(data); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if idx.Body.Len() != len(idx.Entries) {
+		return fmt.Errorf("%w: body field has %d documents for %d entries", ErrCorrupt, idx.Body.Len(), len(idx.Entries))
+	}
+	return nil
 }
 
 func writeJSON(buf *bytes.Buffer, v any) error {
