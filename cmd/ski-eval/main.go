@@ -37,6 +37,7 @@ func run(env cli.Env) error {
 	boost := fs.Float64("keyword-boost", -1, "override keyword_boost")
 	lexical := fs.Float64("lexical-weight", -1, "override the model's BM25 weight")
 	bodyWeight := fs.Float64("body-weight", -1, "override the model's weight of the BM25 score against whole skill bodies")
+	intentBoost := fs.Float64("intent-boost", -1, "override the model's boost of skills close to a prompt's intent")
 	smallEdit := fs.Float64("small-edit-penalty", -1, "override the model's penalty for small-edit and explain prompts")
 	half := fs.String("half", "", "score only one half of the rows: `tune` (1st, 3rd, ... row of each category) or held (2nd, 4th, ...)")
 	maxSkills := fs.Int("max-skills", config.DefaultMaxSkills, "override max_skills")
@@ -111,6 +112,9 @@ func run(env cli.Env) error {
 	}
 	if *bodyWeight >= 0 {
 		ro.BodyWeight = bodyWeight
+	}
+	if *intentBoost >= 0 {
+		ro.IntentBoost = intentBoost
 	}
 	if *smallEdit >= 0 {
 		ro.SmallEditPenalty = func(string, string) float64 { return *smallEdit }

@@ -48,6 +48,10 @@ type Model struct {
 	KeywordBoost     float64 // added per keyword/alias hit (at most two)
 	LexicalWeight    float64 // weight of the BM25 score added to the cosine
 	BodyWeight       float64 // weight of the BM25 score against the whole body
+	// IntentBoost weighs how far a skill's cosine to an intent's concept
+	// (package intent) stands out among all skills' (above mean + 2 sd);
+	// it is added to the skill's score when the prompt has that intent.
+	IntentBoost float64
 	// SmallEditPenalty is taken from every score of a prompt that asks
 	// only for a small edit or an explanation (package intent).
 	SmallEditPenalty float64
@@ -75,7 +79,7 @@ var models = map[string]Model{
 	LexicalID: {
 		ID: LexicalID, Backend: "lexical", Dim: lexicalDim,
 		MinSimilarity: 0.38, InjectSimilarity: 0.44, ScoreMargin: 0.08, KeywordBoost: 0.10, LexicalWeight: 0.016,
-		BodyWeight: 0.006, SmallEditPenalty: 0.10,
+		BodyWeight: 0.006, IntentBoost: 0.5, SmallEditPenalty: 0.10,
 	},
 }
 

@@ -25,7 +25,7 @@ var onnxModels = []Model{
 		Files:  files("6c9c6101a956d62dfb5e7190c538226c0c5bb9cb27b651234b6df063ee7dbfe4", 34014426, "onnx/model_quantized.onnx", bgeTokenizerSHA, 711396),
 		HFRepo: "Xenova/bge-small-en-v1.5", HFRevision: "main",
 		MinSimilarity: 0.71, InjectSimilarity: 0.77, ScoreMargin: 0.04, KeywordBoost: 0.05, LexicalWeight: 0.008,
-		BodyWeight: 0.003, SmallEditPenalty: 0.10,
+		BodyWeight: 0.003, IntentBoost: 0.5, SmallEditPenalty: 0.10,
 	},
 	{
 		ID: "bge-small-en-v1.5", Backend: "onnx", Dim: 384, Pooling: "cls", MaxTokens: 512,
@@ -33,7 +33,7 @@ var onnxModels = []Model{
 		Files:       files("828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35", 133093490, "onnx/model.onnx", bgeTokenizerSHA, 711396),
 		HFRepo:      "Xenova/bge-small-en-v1.5", HFRevision: "main",
 		MinSimilarity: 0.71, InjectSimilarity: 0.77, ScoreMargin: 0.04, KeywordBoost: 0.05, LexicalWeight: 0.008,
-		BodyWeight: 0.003, SmallEditPenalty: 0.10,
+		BodyWeight: 0.003, IntentBoost: 0.5, SmallEditPenalty: 0.10,
 	},
 	{
 		ID: "all-MiniLM-L6-v2-q", Backend: "onnx", Dim: 384, Pooling: "mean", MaxTokens: 256, Quantised: true,

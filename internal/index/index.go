@@ -13,6 +13,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/intent"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/vecfile"
 )
@@ -94,6 +95,15 @@ func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now ti
 		docs[i] = e.Terms
 	}
 	idx.Header.BM25 = bm25.NewStats(docs)
+	var oldIntents map[string]vecfile.Concept
+	if len(reuse) > 0 {
+		oldIntents = old.Header.Intents
+	}
+	intents, err := intentConcepts(emb, oldIntents)
+	if err != nil {
+		return nil, stats, err
+	}
+	idx.Header.Intents = intents
 	body, err := bm25.NewInverted(bodies)
 	if err != nil {
 		return nil, stats, fmt.Errorf("index skill bodies: %w", err)
@@ -101,6 +111,33 @@ func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now ti
 	idx.Body = body
 	idx.Header.Count = len(idx.Entries)
 	return idx, stats, nil
+}
+
+// intentConcepts embeds, as queries, the texts that stand for what a
+// prompt of each intent needs, reusing the vectors of old (built by the
+// same model) whose text did not change.
+func intentConcepts(emb embed.Embedder, old map[string]vecfile.Concept) (map[string]vecfile.Concept, error) {
+	out := map[string]vecfile.Concept{}
+	var kinds, texts []string
+	for _, k := range []intent.Kind{intent.BugHunt} {
+		text := intent.Concept(k)
+		if c, ok := old[string(k)]; ok && c.Text == text && len(c.Vector) == emb.Model().Dim {
+			out[string(k)] = c
+			continue
+		}
+		kinds, texts = append(kinds, string(k)), append(texts, text)
+	}
+	if len(texts) == 0 {
+		return out, nil
+	}
+	vecs, err := embed.Queries(emb, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed intent concepts: %w", err)
+	}
+	for i, k := range kinds {
+		out[k] = vecfile.Concept{Text: texts[i], Vector: vecs[i]}
+	}
+	return out, nil
 }
 
 // countGone counts the old entries whose skill id is no longer among skills.

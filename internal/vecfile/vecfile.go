@@ -71,6 +71,16 @@ type Header struct {
 	// Stamp is scan.Stamp of the skills the index was built from, when it
 	// was built from a scan; equal stamps let a refresh skip the scan.
 	Stamp string `json:"stamp,omitempty"`
+	// Intents holds, per intent kind (package intent), the text that stands
+	// for what such a prompt needs and its query vector; rank boosts the
+	// skills closest to it when a prompt has that intent.
+	Intents map[string]Concept `json:"intents,omitempty"`
+}
+
+// Concept is a text and its query vector.
+type Concept struct {
+	Text   string    `json:"text"`
+	Vector []float32 `json:"vector"`
 }
 
 // Entry is one skill, its vector and the term counts of its text.
