@@ -41,6 +41,7 @@ func run(env cli.Env) error {
 	smallEdit := fs.Float64("small-edit-penalty", -1, "override the model's penalty for small-edit and explain prompts")
 	half := fs.String("half", "", "score only one half of the rows: `tune` (1st, 3rd, ... row of each category) or held (2nd, 4th, ...)")
 	maxSkills := fs.Int("max-skills", config.DefaultMaxSkills, "override max_skills")
+	previous := fs.Bool("previous", false, "embed each prompt after another row's prompt, to measure a session's earlier prompt as part of the query")
 	top := fs.Int("top", 10, "candidates ranked per prompt (0: every skill)")
 	candidates := fs.String("candidates", "", "write every row's ranked candidates and decisions to this NDJSON `file`, for analysis")
 	if err := cli.Parse(fs, env); err != nil {
@@ -119,7 +120,7 @@ func run(env cli.Env) error {
 	if *smallEdit >= 0 {
 		ro.SmallEditPenalty = func(string, string) float64 { return *smallEdit }
 	}
-	p := eval.Pipeline{Embedder: emb, Index: idx, Gate: set, Rank: ro}
+	p := eval.Pipeline{Embedder: emb, Index: idx, Gate: set, Rank: ro, Previous: *previous}
 	start = time.Now()
 	outs, err := p.Run(cases)
 	if err != nil {
