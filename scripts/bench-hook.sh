@@ -65,7 +65,8 @@ echo \$((n + 1)) >"$tmp/n"
 SH
 chmod +x "$tmp/next"
 start="$repo/testdata/payloads/claude-session-startup.json"
-hook="$repo/scripts/hook-claude.sh prompt <$tmp/cur.json >/dev/null"
+# As the installed hooks run it (ski-install, hooks/hooks.json).
+hook="bash $repo/scripts/hook-claude.sh prompt <$tmp/cur.json >/dev/null"
 
 # stats NAME JSON: p50 and p95 of hyperfine's times.
 stats() {

@@ -32,6 +32,7 @@ func run(env cli.Env) error {
 	serveMode := fs.Bool("serve", false, "keep the model loaded and embed for other ski-embed processes over a unix socket until idle")
 	detach := fs.Bool("detach", false, "with --serve: start the server in the background and return at once")
 	idle := fs.Duration("idle", 30*time.Minute, "with --serve: exit after this long without a request")
+	delay := fs.Duration("delay", 0, "with --serve: wait this long before loading the model")
 	fetchMode := fs.Bool("fetch", false, "download a model's files from Hugging Face (HF_ENDPOINT, HF_TOKEN) into $XDG_DATA_HOME/ski/models; the model is the argument or --model")
 	host := fs.String("host", record.HostClaude, "host whose skill roots are used: claude or opencode")
 	model := fs.String("model", "", "model `id` for a new index (default from config, else "+embed.DefaultModel()+")")
@@ -65,8 +66,8 @@ func run(env cli.Env) error {
 	if modes != 1 {
 		return cli.Usagef("give exactly one of --index FILE, --query, --refresh, --serve or --fetch")
 	}
-	if *detach && !*serveMode {
-		return cli.Usagef("--detach goes with --serve")
+	if (*detach || *delay != 0) && !*serveMode {
+		return cli.Usagef("--detach and --delay go with --serve")
 	}
 	dirs := xdg.Resolve(env.Getenv)
 	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-embed: warning: %s\n", msg) }
@@ -85,12 +86,13 @@ func run(env cli.Env) error {
 	}
 	srv := server{env: env, dirs: dirs, embed: eenv, runtime: *runtime, warn: warn}
 	if *serveMode {
-		return srv.serve(*model, *idle, *detach)
+		return srv.serve(*model, *idle, *delay, *detach)
 	}
 	if *queryMode {
 		return query.Run(query.Options{
 			Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
 			Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap,
+			Written: func() { closeOutput(env) },
 		}, env.Stdin, env.Stdout)
 	}
 	emb := srv.wrap(embed.OpenOrLexical(*model, eenv, warn))
@@ -99,6 +101,15 @@ func run(env cli.Env) error {
 		return refreshAll(env, so, dirs.Cache, emb, *maxLine, warn)
 	}
 	return buildIndex(env, *indexPath, emb, *maxLine, warn)
+}
+
+// closeOutput closes standard output when it is a file, so the next stage
+// of a pipeline reads the end of its input now rather than when this
+// process has released its model and exited.
+func closeOutput(env cli.Env) {
+	if f, ok := env.Stdout.(*os.File); ok {
+		f.Close()
+	}
 }
 
 // indexLine is the summary record --index and --refresh print.

@@ -11,6 +11,7 @@ import (
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/embedsrv"
+	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/xdg"
 )
 
@@ -21,6 +22,11 @@ const (
 	serverTimeout = 300 * time.Millisecond
 	serverPerText = 100 * time.Millisecond
 )
+
+// startDelay is how long a server started by a client on its way out waits
+// before loading the model: loading takes both cores for ~150 ms, and the
+// prompt that client answered is still going through the stages after it.
+const startDelay = 250 * time.Millisecond
 
 // server is how ski-embed finds, starts and runs the embed server of a
 // model.
@@ -54,16 +60,20 @@ func (s server) wrap(e embed.Embedder) embed.Embedder {
 	}
 	return &embedsrv.Client{Local: e, Socket: sock, Build: embedsrv.Build(),
 		Timeout: serverTimeout, PerText: serverPerText,
-		Start: func() error { return s.spawn(m.ID) }, Log: s.warn}
+		Start: func() error { return s.spawn(m.ID, startDelay) }, Log: s.warn}
 }
 
-// spawn starts a detached "ski-embed --serve" for model.
-func (s server) spawn(model string) error {
+// spawn starts a detached "ski-embed --serve" for model, which waits delay
+// before loading it.
+func (s server) spawn(model string, delay time.Duration) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find executable: %w", err)
 	}
 	args := []string{"--serve", "--model", model}
+	if delay > 0 {
+		args = append(args, "--delay", delay.String())
+	}
 	if s.runtime != "" {
 		args = append(args, "--onnxruntime", s.runtime)
 	}
@@ -75,7 +85,7 @@ func (s server) spawn(model string) error {
 // serve runs the server for model (or, with detach, starts it in the
 // background and returns). A model with nothing to load is not served;
 // another server already running is not an error.
-func (s server) serve(model string, idle time.Duration, detach bool) error {
+func (s server) serve(model string, idle, delay time.Duration, detach bool) error {
 	e := embed.OpenOrLexical(model, s.embed, s.warn)
 	defer e.Close()
 	if e.Model().Backend == "lexical" {
@@ -83,13 +93,13 @@ func (s server) serve(model string, idle time.Duration, detach bool) error {
 		return nil
 	}
 	if detach {
-		return s.spawn(model)
+		return s.spawn(model, delay)
 	}
 	sock, err := s.socket(model)
 	if err != nil {
 		return err
 	}
-	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Build: embedsrv.Build(), CacheSize: 256,
+	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256, Hint: query.Hint,
 		Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
 	if errors.Is(err, embedsrv.ErrRunning) {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/lazyre"
 	"github.com/skill-inject/ski/internal/rank"
 	"github.com/skill-inject/ski/internal/settings"
 	"github.com/skill-inject/ski/internal/xdg"
@@ -39,5 +40,7 @@ func run(env cli.Env) error {
 	if *bodyWeight >= 0 {
 		o.BodyWeight = bodyWeight
 	}
+	// The prompt's patterns compile while the query is on its way.
+	go lazyre.CompileAll()
 	return rank.Run(o, env.Stdin, env.Stdout)
 }

@@ -55,11 +55,18 @@ func OSEnv() Env {
 const DeadlineEnv = "SKI_DEADLINE"
 
 // Main runs fn, prints its error as "name: message" and returns the exit
-// code. When $SKI_DEADLINE passes first, it exits 1 at once.
+// code. When $SKI_DEADLINE passes first, it exits 1 at once; when it has
+// passed already, fn does not run.
 func Main(name string, env Env, fn func(Env) error) int {
 	if ms, err := strconv.ParseInt(env.Getenv(DeadlineEnv), 10, 64); err == nil {
-		t := time.AfterFunc(time.Until(time.UnixMilli(ms)), func() {
-			fmt.Fprintf(env.Stderr, "%s: deadline passed (%s)\n", name, DeadlineEnv)
+		late := func() { fmt.Fprintf(env.Stderr, "%s: deadline passed (%s)\n", name, DeadlineEnv) }
+		left := time.Until(time.UnixMilli(ms))
+		if left <= 0 {
+			late()
+			return ExitError
+		}
+		t := time.AfterFunc(left, func() {
+			late()
 			os.Exit(ExitError)
 		})
 		defer t.Stop()

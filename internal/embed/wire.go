@@ -15,9 +15,15 @@ func AppendVector(b []byte, v []float32) []byte {
 }
 
 // DecodeVector reads len(v) little-endian float32s from b into v; b must
-// hold at least 4*len(v) bytes.
-func DecodeVector(v []float32, b []byte) {
+// hold at least 4*len(v) bytes. It takes a string as well, so that an index
+// read as one string decodes without a copy.
+func DecodeVector[B ~[]byte | ~string](v []float32, b B) {
+	if len(v) == 0 {
+		return
+	}
+	_ = b[4*len(v)-1] // one bounds check
 	for j := range v {
-		v[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
+		i := 4 * j
+		v[j] = math.Float32frombits(uint32(b[i]) | uint32(b[i+1])<<8 | uint32(b[i+2])<<16 | uint32(b[i+3])<<24)
 	}
 }

@@ -4,10 +4,13 @@ package embedsrv
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,6 +101,64 @@ func TestServerAnswersLikeInProcess(t *testing.T) {
 	}
 	if st, err := os.Stat(sock); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("socket mode: %v %v", st.Mode(), err)
+	}
+}
+
+// counted counts the texts the server's model embeds.
+type counted struct {
+	embed.Embedder
+	n atomic.Int32
+}
+
+func (c *counted) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
+	c.n.Add(int32(len(texts)))
+	return c.Embedder.Embed(texts, p)
+}
+
+// An event written to the hint FIFO is embedded at once; the query for it
+// is then answered from the cache. Lines too long or without a text are
+// passed over.
+func TestHints(t *testing.T) {
+	sock := socket(t)
+	model := &counted{Embedder: embed.NewLexical()}
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1", CacheSize: 8,
+			Open: func() (embed.Embedder, error) { return model, nil },
+			Hint: func(event []byte) string { return strings.TrimSpace(string(event)) }})
+	}()
+	for i := 0; i < 500 && !Alive(sock); i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	st, err := os.Stat(HintPath(sock))
+	if err != nil || st.Mode()&os.ModeNamedPipe == 0 || st.Mode().Perm() != 0o600 {
+		t.Fatalf("hint FIFO: %v %v", st, err)
+	}
+	f, err := os.OpenFile(HintPath(sock), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "%s\n\n%s\n", strings.Repeat("x", maxHint+10), texts[0])
+	f.Close()
+	for i := 0; i < 500 && model.n.Load() == 0; i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	c, l, _ := client(sock, "b1")
+	got, err := c.Embed(texts[:1], embed.Query)
+	if err != nil || !reflect.DeepEqual(got, want(t)[:1]) {
+		t.Fatalf("hinted query: %v", err)
+	}
+	if n := model.n.Load(); n != 1 || l.n != 0 {
+		t.Fatalf("the model embedded %d texts, the client %d; want the hint only", n, l.n)
+	}
+	// A client of another build stops the server, which removes its FIFO.
+	c.Build = "other"
+	c.Embed(texts[:1], embed.Query)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(HintPath(sock)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("FIFO left behind: %v", err)
 	}
 }
 
@@ -209,6 +270,43 @@ func TestIdleExitAndLock(t *testing.T) {
 	}
 	if Alive(sock) {
 		t.Fatal("server still answers")
+	}
+}
+
+// A delayed server holds the lock while it waits, so no second server
+// loads the model meanwhile, and serves once it has loaded it.
+func TestDelayHoldsLock(t *testing.T) {
+	sock := socket(t)
+	opened := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ServerOptions{Socket: sock, Idle: 300 * time.Millisecond, Build: "b1", Delay: 500 * time.Millisecond,
+			Open: func() (embed.Embedder, error) { close(opened); return embed.NewLexical(), nil }})
+	}()
+	for i := 0; i < 500; i++ {
+		if pid, _ := os.ReadFile(sock + ".lock"); len(pid) > 0 {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	err := Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1",
+		Open: func() (embed.Embedder, error) { t.Error("second server loaded the model"); return nil, nil }})
+	if !errors.Is(err, ErrRunning) {
+		t.Fatalf("second server: %v, want ErrRunning", err)
+	}
+	select {
+	case <-opened:
+		t.Fatal("the model was loaded before the delay ran out")
+	default:
+	}
+	<-opened
+	c, l, _ := client(sock, "b1")
+	for i := 0; i < 500 && !Alive(sock); i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	check(t, c, l, 0)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -26,6 +26,14 @@ type ServerOptions struct {
 	Open func() (embed.Embedder, error)
 	// CacheSize is how many query vectors are kept for repeated prompts.
 	CacheSize int
+	// Delay is how long to wait, holding the lock, before loading the
+	// model, so a server started at the end of a prompt does not compete
+	// with the rest of that prompt's stages.
+	Delay time.Duration
+	// Hint, when set, turns a host event written to the FIFO at
+	// HintPath(Socket) into the query text to embed ahead of the request
+	// ("" for none).
+	Hint func(event []byte) string
 }
 
 // Serve runs the server until it has been idle for o.Idle or a client of
@@ -46,6 +54,7 @@ func Serve(o ServerOptions) error {
 	if err := lock.Truncate(0); err == nil {
 		fmt.Fprintf(lock, "%d\n", os.Getpid())
 	}
+	time.Sleep(o.Delay)
 	emb, err := o.Open()
 	if err != nil {
 		return err
@@ -66,6 +75,11 @@ func Serve(o ServerOptions) error {
 	}
 	s := &server{o: o, emb: emb, ln: ln, cache: newCache(o.CacheSize),
 		hello: Hello{Protocol: Protocol, Model: emb.Model().ID, Build: o.Build}}
+	if o.Hint != nil {
+		if stop, err := s.hints(); err == nil {
+			defer stop()
+		}
+	}
 	idle := time.AfterFunc(o.Idle, s.stop)
 	defer idle.Stop()
 	var wg sync.WaitGroup

@@ -11,3 +11,5 @@ import (
 func Spawn([]string, string, ...string) error { return errors.ErrUnsupported }
 
 func ownedByMe(os.FileInfo) bool { return true }
+
+func mkfifo(string) error { return errors.ErrUnsupported }

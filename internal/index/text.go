@@ -1,11 +1,11 @@
 package index
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/cut"
+	"github.com/skill-inject/ski/internal/lazyre"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/skill"
 )
@@ -39,10 +39,10 @@ func DocumentText(s record.Skill, body string) string {
 }
 
 var (
-	headingRe = regexp.MustCompile(`^(#{1,6})\s+(.*)`)
+	headingRe = lazyre.New(`^(#{1,6})\s+(.*)`)
 	// whenRe matches the headings skill authors give the section that says
 	// when a skill applies.
-	whenRe = regexp.MustCompile(`(?i)when to (use|apply|invoke)|use this skill|use when|triggers?\b|use cases?`)
+	whenRe = lazyre.New(`(?i)when to (use|apply|invoke)|use this skill|use when|triggers?\b|use cases?`)
 )
 
 // WhenSection returns the body of the first-level-or-deeper sections whose

@@ -120,9 +120,12 @@ func withoutSki(g gjson.Result) (json.RawMessage, bool) {
 	return out, true
 }
 
+// skiGroup is ski's hook group for h. The command runs the script with
+// bash rather than through its "#!/usr/bin/env bash" line: one program
+// start (~1 ms of every prompt) fewer.
 func skiGroup(h claudeHook, script string) json.RawMessage {
 	group := map[string]any{"hooks": []map[string]any{{
-		"type": "command", "command": shellQuote(script) + " " + h.mode, "timeout": h.timeout,
+		"type": "command", "command": "bash " + shellQuote(script) + " " + h.mode, "timeout": h.timeout,
 	}}}
 	if h.matcher != "" {
 		group["matcher"] = h.matcher

@@ -16,7 +16,8 @@ function run(mode, payload) {
     let done = false
     const finish = (value) => { if (!done) { done = true; resolve(value) } }
     try {
-      const child = spawn(HOOK, [mode], { stdio: ["pipe", "pipe", "ignore"] })
+      // bash runs the script directly: no /usr/bin/env start per message.
+      const child = spawn("bash", [HOOK, mode], { stdio: ["pipe", "pipe", "ignore"] })
       const timer = setTimeout(() => { child.kill("SIGKILL"); finish("") }, TIMEOUT_MS)
       child.stdout.on("data", (d) => { out += d })
       child.on("error", () => { clearTimeout(timer); finish("") })

@@ -6,8 +6,9 @@
 package intent
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/skill-inject/ski/internal/lazyre"
 )
 
 // Kind is what a prompt asks for; the zero value means nothing in particular.
@@ -27,21 +28,21 @@ const BugHuntHint = "Debug this failure: find the root cause of the error."
 
 var (
 	// failure: the prompt reports that something goes wrong.
-	failure = regexp.MustCompile(`(?i)\b(errors?|exceptions?|panic(s|ked|king)?|crash(es|ed|ing)?|traceback|stack ?trace|segfault|fail(s|ed|ing|ure|ures)?|nan|undefined is not|null pointer|nil (map|pointer)|refused|timed? ?out|hangs?|hanging|flaky|intermittent(ly)?|only sometimes|regression|leak(s|ing)?|infinite loop|forever|(doesn't|does not|isn't|is not|won't|stopped|not) work(ing|s)?|broke(n)?|wrong (result|value|output|answer)s?|off by one)\b`)
+	failure = lazyre.New(`(?i)\b(errors?|exceptions?|panic(s|ked|king)?|crash(es|ed|ing)?|traceback|stack ?trace|segfault|fail(s|ed|ing|ure|ures)?|nan|undefined is not|null pointer|nil (map|pointer)|refused|timed? ?out|hangs?|hanging|flaky|intermittent(ly)?|only sometimes|regression|leak(s|ing)?|infinite loop|forever|(doesn't|does not|isn't|is not|won't|stopped|not) work(ing|s)?|broke(n)?|wrong (result|value|output|answer)s?|off by one)\b`)
 	// seeking: the prompt asks for the cause or a fix.
-	seeking = regexp.MustCompile(`(?i)\b(why|cause[sd]?|root cause|find out|figure out|debug(ging)?|investigate|diagnose|what'?s (going on|wrong|happening)|fix(es|ed|ing)?|here'?s the (log|trace|error|output|stack))\b`)
+	seeking = lazyre.New(`(?i)\b(why|cause[sd]?|root cause|find out|figure out|debug(ging)?|investigate|diagnose|what'?s (going on|wrong|happening)|fix(es|ed|ing)?|here'?s the (log|trace|error|output|stack))\b`)
 	// trace: pasted log or stack-trace lines.
-	trace = regexp.MustCompile(`(?m)^\s*(at\s+[\w$.<>]+\(|File ".*", line \d+|goroutine \d+|Traceback \(most recent call last\)|panic: |Error: |[A-Z]\w*(Error|Exception)\b)`)
+	trace = lazyre.New(`(?m)^\s*(at\s+[\w$.<>]+\(|File ".*", line \d+|goroutine \d+|Traceback \(most recent call last\)|panic: |Error: |[A-Z]\w*(Error|Exception)\b)`)
 	// small: a rename, a spelling or formatting fix, a one-line change, or
 	// a request only to explain.
-	small = regexp.MustCompile(`(?i)\b(typos?|spelling|misspell\w*|reformat|indentation|whitespace|one-liner|nothing else)\b` +
+	small = lazyre.New(`(?i)\b(typos?|spelling|misspell\w*|reformat|indentation|whitespace|one-liner|nothing else)\b` +
 		`|\brename\b[^.?!\n]{0,60}\bto\b` +
 		`|\bjust (explain|rename|change|tweak|bump|fix the (typo|link|name|spelling|import|label|comment))\b` +
 		`|\bexplain what\b.{0,80}\b(does|do|means?)\b|\bwhat (does|do)\b.{0,80}\b(do|does|mean)\b` +
 		`|\bfix (the|a) (broken )?link\b` +
 		`|\bchange the (colou?r|text|font|label|wording|title|size|padding|margin|spacing|icon)\b`)
 	// brokenLink is a broken link: a small fix, not a failure to hunt down.
-	brokenLink = regexp.MustCompile(`(?i)\bbroken (hyper)?links?\b`)
+	brokenLink = lazyre.New(`(?i)\bbroken (hyper)?links?\b`)
 )
 
 // Of returns the kind of request prompt p makes. A bug hunt wins over a

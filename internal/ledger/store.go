@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -49,7 +48,21 @@ func DefaultDir(getenv func(string) string) string {
 	return Dir(xdg.Resolve(getenv).State)
 }
 
-var safeKey = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+// safeKey reports whether s is 1–100 characters of [A-Za-z0-9._-]. (As a
+// regexp, the bounded repeat compiled to 100 copies of the class at every
+// start of ski-select and ski-ledger: ~0.3 ms.)
+func safeKey(s string) bool {
+	if len(s) == 0 || len(s) > 100 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Key turns a session id into the file name stem of its ledger. Session ids
 // come from host payloads and are not trusted: an id is used as it is only
@@ -59,7 +72,7 @@ func Key(session string) (string, error) {
 	if session == "" {
 		return "", errors.New("empty session id")
 	}
-	if safeKey.MatchString(session) && session != "." && session != ".." {
+	if safeKey(session) && session != "." && session != ".." {
 		return session, nil
 	}
 	sum := sha256.Sum256([]byte(session))

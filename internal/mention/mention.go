@@ -6,9 +6,9 @@
 package mention
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/skill-inject/ski/internal/lazyre"
 	"github.com/skill-inject/ski/internal/prompt"
 )
 
@@ -32,10 +32,10 @@ type Names map[string]bool
 
 var (
 	nameChars = `[a-z0-9][a-z0-9._:-]*[a-z0-9]|[a-z0-9]`
-	markRe    = regexp.MustCompile(`[@$](` + nameChars + `)`)
-	verbRe    = regexp.MustCompile(`\b(?:use|using|run|invoke|apply|load|follow|try)\s+(?:the\s+|your\s+|our\s+)?(` + nameChars + `)(\s+skill\b)?`)
-	skillRe   = regexp.MustCompile(`\b(` + nameChars + `)\s+skill\b`)
-	wordRe    = regexp.MustCompile(nameChars)
+	markRe    = lazyre.New(`[@$](` + nameChars + `)`)
+	verbRe    = lazyre.New(`\b(?:use|using|run|invoke|apply|load|follow|try)\s+(?:the\s+|your\s+|our\s+)?(` + nameChars + `)(\s+skill\b)?`)
+	skillRe   = lazyre.New(`\b(` + nameChars + `)\s+skill\b`)
+	wordRe    = lazyre.New(nameChars)
 )
 
 // Find returns the mentions of known names in p, at most one per name, the

@@ -7,7 +7,7 @@ package prompt
 import (
 	"github.com/skill-inject/ski/internal/cut"
 	"github.com/skill-inject/ski/internal/intent"
-	"regexp"
+	"github.com/skill-inject/ski/internal/lazyre"
 	"strings"
 	"unicode/utf8"
 )
@@ -32,7 +32,7 @@ func IsControl(p string) bool {
 	return false
 }
 
-var slashRe = regexp.MustCompile(`^/([A-Za-z0-9][A-Za-z0-9._:-]*)(?:\s+|$)`)
+var slashRe = lazyre.New(`^/([A-Za-z0-9][A-Za-z0-9._:-]*)(?:\s+|$)`)
 
 // Slash splits a prompt that starts with a "/name" command into the name
 // and the rest of the prompt. ok is false when it does not start so.
@@ -47,7 +47,7 @@ func Slash(p string) (name, rest string, ok bool) {
 
 var (
 	// noiseLine matches lines of logs and stack traces.
-	noiseLine = regexp.MustCompile(`^\s*(at\s+[\w$.<>]+\(|File ".*", line \d+|\S+\.(go|py|js|ts|java|rs|rb|c|cc|cpp):\d+|goroutine \d+|Traceback \(most recent call last\)|\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[\d{2}:\d{2}:\d{2}|#\d+\s+0x[0-9a-f]+)`)
+	noiseLine = lazyre.New(`^\s*(at\s+[\w$.<>]+\(|File ".*", line \d+|\S+\.(go|py|js|ts|java|rs|rb|c|cc|cpp):\d+|goroutine \d+|Traceback \(most recent call last\)|\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[\d{2}:\d{2}:\d{2}|#\d+\s+0x[0-9a-f]+)`)
 )
 
 // QueryText is the text to embed for prompt p: without a leading /command,

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -40,6 +41,11 @@ type Options struct {
 	// Wrap, when set, wraps the embedder of automatic indexes (with an
 	// embed server client, say).
 	Wrap func(embed.Embedder) embed.Embedder
+	// Written, when set, is called once every record is written and
+	// flushed, before the embedders are released. Releasing a loaded model
+	// (and starting a server for next time) takes a while; ski-embed closes
+	// its output here so the next stage need not wait for it.
+	Written func()
 }
 
 // Run reads events from in and writes query records to out.
@@ -63,7 +69,13 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 	}); err != nil {
 		return err
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if o.Written != nil {
+		o.Written()
+	}
+	return nil
 }
 
 type querier struct {
@@ -101,6 +113,22 @@ func (q *querier) autoEmbedder() embed.Embedder {
 		q.embedders[q.auto.Model().ID] = q.auto
 	}
 	return q.auto
+}
+
+// Hint returns the text ski-embed --query will embed for the event line,
+// or "" when it embeds none (no prompt, a control message, nothing left of
+// the prompt): what an embed server embeds ahead when the hook hands it the
+// event early (embedsrv.HintPath).
+func Hint(line []byte) string {
+	p := gjson.GetBytes(line, "prompt")
+	if p.Type != gjson.String || prompt.IsControl(p.Str) {
+		return ""
+	}
+	text := prompt.QueryText(p.Str)
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	return text
 }
 
 // one turns an event line into a query line, or nil for a control message.
@@ -147,13 +175,13 @@ func (q *querier) one(line []byte) ([]byte, error) {
 // model, building the automatic index when it does not exist yet.
 func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 	if q.o.IndexPath != "" {
-		idx, err := vecfile.Read(q.o.IndexPath)
+		h, err := vecfile.ReadHeader(q.o.IndexPath)
 		if err != nil {
 			return "", nil, err
 		}
-		emb, err := q.embedder(idx.Header.Model)
+		emb, err := q.embedder(h.Model)
 		if err != nil {
-			return "", nil, fmt.Errorf("index %s was built with %s: %w", q.o.IndexPath, idx.Header.Model, err)
+			return "", nil, fmt.Errorf("index %s was built with %s: %w", q.o.IndexPath, h.Model, err)
 		}
 		return q.o.IndexPath, emb, nil
 	}

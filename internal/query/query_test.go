@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/scan"
 )
 
@@ -135,5 +137,53 @@ func TestRebuildSkipsWhenUnchanged(t *testing.T) {
 	writeSkill(t, root, "ops/helm", "Helm charts.")
 	if st := rebuild(); st.Embedded != 1 || st.Reused != 1 {
 		t.Fatalf("new skill: %+v", st)
+	}
+}
+
+// closing records when it is closed.
+type closing struct {
+	embed.Embedder
+	events *[]string
+}
+
+func (c closing) Close() error {
+	*c.events = append(*c.events, "close")
+	return c.Embedder.Close()
+}
+
+// Written runs once the output is complete and before the model is
+// released, so ski-embed can end its output early.
+func TestWrittenBeforeRelease(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortems.")
+	o := opts(t, root)
+	var events []string
+	var out bytes.Buffer
+	o.Wrap = func(e embed.Embedder) embed.Embedder { return closing{e, &events} }
+	o.Written = func() {
+		events = append(events, fmt.Sprintf("written %d", strings.Count(out.String(), `"kind":"query"`)))
+	}
+	if err := Run(o, strings.NewReader(`{"prompt":"write a postmortem"}`+"\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(events, ", ") != "written 1, close" {
+		t.Errorf("events: %q", events)
+	}
+}
+
+// Hint gives the text Run embeds for an event, and "" where Run embeds none.
+func TestHint(t *testing.T) {
+	for _, tt := range []struct{ event, want string }{
+		{`{"prompt":"/commit fix the typo in README"}`, prompt.QueryText("/commit fix the typo in README")},
+		{`{"session_id":"s","prompt":"write a postmortem"}`, "write a postmortem"},
+		{`{"prompt":"<system-reminder>x</system-reminder>"}`, ""},
+		{`{"prompt":"/commit"}`, ""},
+		{`{"prompt":"   "}`, ""},
+		{`{"prompt":42}`, ""},
+		{`{"session_id":"s",`, ""},
+	} {
+		if got := Hint([]byte(tt.event)); got != tt.want {
+			t.Errorf("Hint(%s) = %q, want %q", tt.event, got, tt.want)
+		}
 	}
 }

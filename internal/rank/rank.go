@@ -74,7 +74,7 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 		}
 		cat, ok := indexes[path]
 		if !ok {
-			idx, err := vecfile.Read(path)
+			idx, err := vecfile.ReadRanking(path)
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
 )
 
@@ -211,6 +213,46 @@ func TestIntentBoost(t *testing.T) {
 	for _, c := range rank(t, path, "write a postmortem for the outage", Options{}) {
 		if strings.Contains(strings.Join(c.Why, "; "), "bug-hunt") {
 			t.Errorf("boost on a plain request: %s %v", c.ID, c.Why)
+		}
+	}
+}
+
+// Ranking reads only the index's table (vecfile.ReadRanking); what it
+// ranks must be what the whole index ranks, for every skill field ranking
+// or its candidates use.
+func TestRankingReadRanksLikeWholeIndex(t *testing.T) {
+	res, err := scan.Scan(scan.Options{Host: record.HostClaude, Roots: []string{filepath.Join("..", "..", "testdata", "skills")}})
+	if err != nil || len(res.Skills) < 10 {
+		t.Fatalf("scan: %d skills, %v", len(res.Skills), err)
+	}
+	built, _, err := index.Build(res.Skills, nil, embed.NewLexical(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "i.skv")
+	if err := vecfile.Write(path, built); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := vecfile.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := vecfile.ReadRanking(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := NewCatalog(whole), NewCatalog(table)
+	for _, p := range []string{"write a blameless postmortem for the outage", "the helm chart fails to lint",
+		"use the systematic-debugging skill on this flaky test", "@postmortem please", "/commit fix typo", "rename this variable"} {
+		vec, _ := embed.NewLexical().Embed([]string{p}, embed.Query)
+		q := Query{ID: "q", SessionID: "s", Prompt: p, Model: embed.LexicalID, Vector: vec[0]}
+		want, err1 := a.Rank(q, Options{})
+		got, err2 := b.Rank(q, Options{})
+		if err1 != nil || err2 != nil || len(want) == 0 {
+			t.Fatalf("%q: %d candidates, %v, %v", p, len(want), err1, err2)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: ranking read differs:\n got %+v\nwant %+v", p, got, want)
 		}
 	}
 }

@@ -7,13 +7,14 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skill-inject/ski/internal/lazyre"
 )
 
 // MaxNameLen is the longest skill name accepted, in characters.
@@ -146,7 +147,7 @@ func isFence(l []byte) bool {
 	return string(bytes.TrimRight(l, " \t\r")) == "---"
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 // yamlParserProblems are the messages of yaml's parser (as opposed to its
 // scanner) errors. The yaml package reports those one line early: it prints

@@ -1,37 +1,49 @@
-// Package vecfile reads and writes ski's index: a zstd-compressed, versioned,
-// model-tagged file holding each skill's record and vector.
+// Package vecfile reads and writes ski's index: a versioned, model-tagged
+// file holding each skill's record, vector and term counts.
 //
-// Layout inside the zstd stream (integers little-endian):
+// Layout (fixed-size numbers little-endian; n is a uvarint; a string is n
+// and its bytes, a list is n strings):
 //
-//	magic   "SKIVEC\n"
-//	version uint16
-//	header  uint32 length + JSON Header
-//	bm25    float64 mean length, uint32 terms × { uint16 length + term, float32 IDF }
-//	count × { uint32 length + JSON record.Skill, Dim × float32,
-//	          uint32 terms × { uint16 length + term, uint16 count } }
-//	body    uint32 length + bm25.Inverted of the skills' bodies
+//	magic    "SKIVEC\n"
+//	version  uint16
+//	header   uint32 length + JSON Header
+//	table    uint32 length + uint32 CRC-32 (IEEE) of the table + the table:
+//	           bm25  float64 mean length, n × { term, float32 IDF }
+//	           count × { id, name, invoke, path, dir,
+//	                     keywords, aliases, tags, affinity (lists),
+//	                     byte flags (1 disable_model_invocation, 2 auto_inject),
+//	                     Dim × float32 vector,
+//	                     n × { term, n count } }
+//	           body  n + bm25.Inverted of the skills' whole bodies
+//	records  uint32 length + uint32 CRC-32 of the records + the records:
+//	           count × { uint32 length + JSON record.Skill }
 //
-// Version 2 added the BM25 statistics and each skill's term counts, in
-// binary because JSON maps would make reading the index, which every
-// prompt does, twice as slow. Version 3 added the body field: the terms of
-// each skill's whole SKILL.md body, stored by term so that a prompt reads
-// only its own terms' postings.
+// The table holds everything ranking reads, in binary, so that
+// ReadRanking, which every prompt runs, costs one file read: no JSON, and
+// terms and names cut from one string instead of allocated one by one. The
+// full records are read by Read, to rebuild an index.
+//
+// Version 2 added the BM25 statistics and each skill's term counts; version
+// 3 moved what ranking reads into the table and dropped compression (v2
+// compressed it all with zstd and kept each skill as JSON, which made
+// ski-rank spend ~8 ms reading the index, and zstd's package start-up alone
+// cost every stage linking it ~0.25 ms). Version 4 added the body field:
+// the terms of each skill's whole SKILL.md body, kept by term and read in
+// place (bm25.Inverted), so a prompt touches only its own terms' postings.
 package vecfile
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
-
-	"github.com/klauspost/compress/zstd"
+	"slices"
+	"strings"
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
@@ -39,16 +51,16 @@ import (
 )
 
 // Version is the current file format version.
-const Version = 3
+const Version = 4
 
 const magic = "SKIVEC\n"
 
-// maxRecord bounds one skill record, so a corrupt length cannot make the
-// reader allocate gigabytes.
-const maxRecord = 4 << 20
-
-// maxBody bounds the body field.
-const maxBody = 256 << 20
+// maxHeader and maxSection bound what a corrupt length can make the reader
+// allocate.
+const (
+	maxHeader  = 4 << 20
+	maxSection = 1 << 30
+)
 
 // ErrCorrupt marks a file that is not a readable index of this version.
 var ErrCorrupt = errors.New("not a valid ski index")
@@ -66,7 +78,7 @@ type Header struct {
 	// vectors made under other rules are not reused.
 	Text string `json:"text"`
 	// BM25 holds the collection statistics of the entries' terms; it is
-	// stored in binary after the JSON header.
+	// stored in the table, so ReadHeader leaves it empty.
 	BM25 bm25.Stats `json:"-"`
 	// Stamp is scan.Stamp of the skills the index was built from, when it
 	// was built from a scan; equal stamps let a refresh skip the scan.
@@ -94,150 +106,225 @@ type Entry struct {
 type Index struct {
 	Header  Header
 	Entries []Entry
-	// Body is the BM25 field of the skills' bodies, document i being
+	// Body is the BM25 field of the skills' whole bodies, document i being
 	// Entries[i]; nil writes an empty field.
 	Body *bm25.Inverted
 }
 
-// Read loads the index at path. A file that is not an index, is cut short,
-// or is of another version yields an error wrapping ErrCorrupt.
+// part says how much of a file to decode.
+type part int
+
+const (
+	headerOnly part = iota
+	ranking         // the header and the table
+	whole           // and the records
+)
+
+// Read loads the whole index at path. A file that is not an index, is cut
+// short, or is of another version yields an error wrapping ErrCorrupt.
 func Read(path string) (*Index, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open index: %w", err)
-	}
-	defer f.Close()
-	idx, err := Decode(f)
-	if err != nil {
-		return nil, fmt.Errorf("index %s: %w", path, err)
-	}
-	return idx, nil
+	return readFile(path, whole)
 }
 
-// Decode reads an index from r.
-func Decode(r io.Reader) (*Index, error) {
-	br, err := inflate(r)
-	if err != nil {
-		return nil, err
-	}
-	idx, err := decode(br, true)
-	if err != nil {
-		if errors.Is(err, ErrCorrupt) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return idx, nil
+// ReadRanking loads what ranking reads of the index at path: the header,
+// the BM25 statistics and every entry's vector and terms, with only these
+// fields of its Skill: ID, Name, Invoke, Path, Dir, Keywords, Aliases,
+// Tags, Affinity, DisableModelInvocation and AutoInject.
+func ReadRanking(path string) (*Index, error) {
+	return readFile(path, ranking)
 }
 
 // ReadHeader reads only the header of the index at path (and checks its
 // magic and version), for callers that need to know which model built it.
 func ReadHeader(path string) (Header, error) {
+	idx, err := readFile(path, headerOnly)
+	if err != nil {
+		return Header{}, err
+	}
+	return idx.Header, nil
+}
+
+func readFile(path string, upto part) (*Index, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Header{}, fmt.Errorf("open index: %w", err)
+		return nil, fmt.Errorf("open index: %w", err)
 	}
 	defer f.Close()
-	br, err := inflate(f)
-	if err == nil {
-		var idx *Index
-		if idx, err = decode(br, false); err == nil {
-			return idx.Header, nil
+	idx, err := decode(f, upto)
+	if err != nil {
+		if !errors.Is(err, ErrCorrupt) {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
+		return nil, fmt.Errorf("index %s: %w", path, err)
 	}
-	if !errors.Is(err, ErrCorrupt) {
-		err = fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return Header{}, fmt.Errorf("index %s: %w", path, err)
+	return idx, nil
 }
 
-// inflate decompresses a whole file in one call. The decoder's one-shot
-// DecodeAll costs ~1 ms and 1 MB on a 200-skill index where its streaming
-// reader costs ~5 ms and 9 MB, which a short-lived stage feels.
-func inflate(r io.Reader) (*bufio.Reader, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read index: %w", err)
-	}
-	zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(256<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	defer zr.Close()
-	plain, err := zr.DecodeAll(raw, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return bufio.NewReader(bytes.NewReader(plain)), nil
-}
-
-// decode reads the index, or only its header when entries is false.
-func decode(r *bufio.Reader, entries bool) (*Index, error) {
-	head := make([]byte, len(magic))
-	if _, err := io.ReadFull(r, head); err != nil || string(head) != magic {
+// decode reads an index from r up to the given part, and no further.
+func decode(r io.Reader, upto part) (*Index, error) {
+	var head [len(magic) + 2]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil || string(head[:len(magic)]) != magic {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
-	var version uint16
-	if err := binary.Read(r, binary.LittleEndian, &version); err != nil {
-		return nil, err
-	}
-	if version != Version {
-		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, version, Version)
+	if v := binary.LittleEndian.Uint16(head[len(magic):]); v != Version {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, v, Version)
 	}
 	idx := &Index{}
-	if err := readJSON(r, &idx.Header); err != nil {
+	if err := readHeader(r, &idx.Header); err != nil {
 		return nil, fmt.Errorf("header: %w", err)
 	}
-	if err := readStats(r, &idx.Header.BM25); err != nil {
-		return nil, fmt.Errorf("bm25 statistics: %w", err)
-	}
-	h := idx.Header
-	if h.Dim <= 0 || h.Dim > 8192 || h.Count < 0 || h.Count > 1_000_000 {
-		return nil, fmt.Errorf("%w: implausible header dim=%d count=%d", ErrCorrupt, h.Dim, h.Count)
-	}
-	if !entries {
+	if upto == headerOnly {
 		return idx, nil
 	}
-	idx.Entries = make([]Entry, 0, h.Count)
-	raw := make([]byte, 4*h.Dim)
-	for i := 0; i < h.Count; i++ {
-		var e Entry
-		if err := readJSON(r, &e.Skill); err != nil {
-			return nil, fmt.Errorf("skill %d: %w", i, err)
-		}
-		if _, err := io.ReadFull(r, raw); err != nil {
-			return nil, fmt.Errorf("vector %d: %w", i, err)
-		}
-		e.Vector = make([]float32, h.Dim)
-		embed.DecodeVector(e.Vector, raw)
-		var err error
-		if e.Terms, err = readTerms(r); err != nil {
-			return nil, fmt.Errorf("terms %d: %w", i, err)
-		}
-		idx.Entries = append(idx.Entries, e)
+	tbl, err := readChecked(r)
+	if err != nil {
+		return nil, fmt.Errorf("table: %w", err)
 	}
-	if err := readBody(r, idx); err != nil {
-		return nil, fmt.Errorf("body terms: %w", err)
+	if err := decodeTable(tbl, idx); err != nil {
+		return nil, fmt.Errorf("table: %w", err)
 	}
-	if _, err := r.ReadByte(); err != io.EOF {
+	if upto == ranking {
+		return idx, nil
+	}
+	recs, err := readChecked(r)
+	if err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	if err := decodeRecords(recs, idx); err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	if n, _ := r.Read(head[:1]); n > 0 {
 		return nil, fmt.Errorf("%w: trailing data", ErrCorrupt)
 	}
 	return idx, nil
 }
 
-func readJSON(r io.Reader, v any) error {
-	var n uint32
-	if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
+func readHeader(r io.Reader, h *Header) error {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
 		return err
 	}
-	if n > maxRecord {
-		return fmt.Errorf("%w: record of %d bytes", ErrCorrupt, n)
+	size := binary.LittleEndian.Uint32(n[:])
+	if size > maxHeader {
+		return fmt.Errorf("%w: header of %d bytes", ErrCorrupt, size)
 	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r, buf); err != nil {
+	b := make([]byte, size)
+	if _, err := io.ReadFull(r, b); err != nil {
 		return err
 	}
-	return json.Unmarshal(buf, v)
+	if err := json.Unmarshal(b, h); err != nil {
+		return err
+	}
+	if h.Dim <= 0 || h.Dim > 8192 || h.Count < 0 || h.Count > 1_000_000 {
+		return fmt.Errorf("%w: implausible dim=%d count=%d", ErrCorrupt, h.Dim, h.Count)
+	}
+	return nil
+}
+
+// readChecked reads what appendChecked wrote into a string, checking the
+// sum on the way, so the table's strings need no copy of their own.
+func readChecked(r io.Reader) (string, error) {
+	var head [8]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil {
+		return "", err
+	}
+	n, sum := binary.LittleEndian.Uint32(head[:]), binary.LittleEndian.Uint32(head[4:])
+	if n > maxSection {
+		return "", fmt.Errorf("%w: section of %d bytes", ErrCorrupt, n)
+	}
+	var b strings.Builder
+	b.Grow(int(n))
+	crc := crc32.NewIEEE()
+	if m, err := io.Copy(io.MultiWriter(&b, crc), io.LimitReader(r, int64(n))); err != nil {
+		return "", err
+	} else if m < int64(n) {
+		return "", io.ErrUnexpectedEOF
+	}
+	if crc.Sum32() != sum {
+		return "", fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	}
+	return b.String(), nil
+}
+
+// decodeTable reads the table. Terms and names are substrings of tbl,
+// vectors share one backing array.
+func decodeTable(tbl string, idx *Index) error {
+	c := &cursor{s: tbl}
+	s := &idx.Header.BM25
+	s.AvgLen = c.f64()
+	if n := c.n(); n > 0 {
+		s.IDF = make(map[string]float64, n)
+		for range n {
+			t := c.str()
+			s.IDF[t] = float64(c.f32())
+		}
+	}
+	dim := idx.Header.Dim
+	if 4*dim*idx.Header.Count > len(tbl) {
+		return fmt.Errorf("%d vectors of %d dims do not fit in %d bytes", idx.Header.Count, dim, len(tbl))
+	}
+	vecs := make([]float32, dim*idx.Header.Count)
+	idx.Entries = make([]Entry, idx.Header.Count)
+	for i := range idx.Entries {
+		e := &idx.Entries[i]
+		sk := &e.Skill
+		sk.ID, sk.Name, sk.Invoke, sk.Path, sk.Dir = c.str(), c.str(), c.str(), c.str(), c.str()
+		sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity = c.list(), c.list(), c.list(), c.list()
+		flags := c.u8()
+		sk.DisableModelInvocation, sk.AutoInject = flags&1 != 0, flags&2 != 0
+		e.Vector = vecs[i*dim : (i+1)*dim : (i+1)*dim]
+		if v := c.take(4 * dim); len(v) == 4*dim {
+			embed.DecodeVector(e.Vector, v)
+		}
+		if n := c.n(); n > 0 {
+			e.Terms = make(map[string]int, n)
+			for range n {
+				t := c.str()
+				e.Terms[t] = int(c.uvarint())
+			}
+		}
+		if c.bad {
+			return fmt.Errorf("entry %d: cut short", i)
+		}
+	}
+	body := c.take(int(c.n()))
+	if c.bad {
+		return errors.New("body field: cut short")
+	}
+	idx.Body = &bm25.Inverted{}
+	if err := idx.Body.UnmarshalBinary([]byte(body)); err != nil {
+		return err
+	}
+	if idx.Body.Len() != len(idx.Entries) {
+		return fmt.Errorf("body field has %d documents for %d entries", idx.Body.Len(), len(idx.Entries))
+	}
+	if len(c.s) > 0 {
+		return errors.New("trailing data")
+	}
+	return nil
+}
+
+// decodeRecords reads the full skill records over the table's part of them.
+func decodeRecords(recs string, idx *Index) error {
+	c := &cursor{s: recs}
+	for i := range idx.Entries {
+		var sk record.Skill
+		rec := c.take(int(c.u32()))
+		if c.bad {
+			return fmt.Errorf("skill %d: %w", i, io.ErrUnexpectedEOF)
+		}
+		if err := json.Unmarshal([]byte(rec), &sk); err != nil {
+			return fmt.Errorf("skill %d: %w", i, err)
+		}
+		if id := idx.Entries[i].Skill.ID; sk.ID != id {
+			return fmt.Errorf("skill %d: record of %q, table says %q", i, sk.ID, id)
+		}
+		idx.Entries[i].Skill = sk
+	}
+	if len(c.s) > 0 {
+		return errors.New("trailing data")
+	}
+	return nil
 }
 
 // Write stores idx at path atomically: a temporary file in the same
@@ -276,188 +363,183 @@ func Encode(w io.Writer, idx *Index) error {
 			return fmt.Errorf("entry %d (%s): vector has %d dims, header says %d", i, e.Skill.ID, len(e.Vector), idx.Header.Dim)
 		}
 	}
-	var buf bytes.Buffer
-	buf.WriteString(magic)
-	binary.Write(&buf, binary.LittleEndian, uint16(Version))
-	if err := writeJSON(&buf, idx.Header); err != nil {
-		return err
-	}
-	writeStats(&buf, idx.Header.BM25)
-	raw := make([]byte, 0, 4*idx.Header.Dim)
-	for _, e := range idx.Entries {
-		if err := writeJSON(&buf, e.Skill); err != nil {
-			return err
-		}
-		buf.Write(embed.AppendVector(raw[:0], e.Vector))
-		writeTerms(&buf, e.Terms)
-	}
-	if err := writeBody(&buf, idx); err != nil {
-		return err
-	}
-	zw, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	head, err := json.Marshal(idx.Header)
 	if err != nil {
 		return err
 	}
-	if _, err := zw.Write(buf.Bytes()); err != nil {
-		zw.Close()
+	var recs []byte
+	for _, e := range idx.Entries {
+		b, err := json.Marshal(e.Skill)
+		if err != nil {
+			return err
+		}
+		recs = appendSection(recs, b)
+	}
+	out := append([]byte(magic), 0, 0)
+	binary.LittleEndian.PutUint16(out[len(magic):], Version)
+	out = appendSection(out, head)
+	tbl, err := appendTable(nil, idx)
+	if err != nil {
 		return err
 	}
-	return zw.Close()
+	out = appendChecked(out, tbl)
+	out = appendChecked(out, recs)
+	_, err = w.Write(out)
+	return err
 }
 
-// writeBody writes the body field, which must have one document per entry.
-func writeBody(buf *bytes.Buffer, idx *Index) error {
+// appendTable appends the table of idx: terms sorted, so that equal
+// indexes are equal files.
+func appendTable(b []byte, idx *Index) ([]byte, error) {
+	s := idx.Header.BM25
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.AvgLen))
+	b = binary.AppendUvarint(b, uint64(len(s.IDF)))
+	for _, t := range sortedKeys(s.IDF) {
+		b = appendStr(b, t)
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(s.IDF[t])))
+	}
+	for _, e := range idx.Entries {
+		sk := e.Skill
+		for _, v := range []string{sk.ID, sk.Name, sk.Invoke, sk.Path, sk.Dir} {
+			b = appendStr(b, v)
+		}
+		for _, l := range [][]string{sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity} {
+			b = binary.AppendUvarint(b, uint64(len(l)))
+			for _, v := range l {
+				b = appendStr(b, v)
+			}
+		}
+		var flags byte
+		if sk.DisableModelInvocation {
+			flags |= 1
+		}
+		if sk.AutoInject {
+			flags |= 2
+		}
+		b = append(b, flags)
+		b = embed.AppendVector(b, e.Vector)
+		b = binary.AppendUvarint(b, uint64(len(e.Terms)))
+		for _, t := range sortedKeys(e.Terms) {
+			b = appendStr(b, t)
+			b = binary.AppendUvarint(b, uint64(e.Terms[t]))
+		}
+	}
 	body := idx.Body
 	if body == nil {
 		var err error
 		if body, err = bm25.NewInverted(make([]map[string]int, len(idx.Entries))); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if body.Len() != len(idx.Entries) {
-		return fmt.Errorf("body field has %d documents for %d entries", body.Len(), len(idx.Entries))
+		return nil, fmt.Errorf("body field has %d documents for %d entries", body.Len(), len(idx.Entries))
 	}
-	data, err := body.MarshalBinary()
+	field, err := body.MarshalBinary()
 	if err != nil {
-		return err
-	}
-	binary.Write(buf, binary.LittleEndian, uint32(len(data)))
-	buf.Write(data)
-	return nil
-}
-
-func readBody(r *bufio.Reader, idx *Index) error {
-	var n uint32
-	if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
-		return err
-	}
-	if n > maxBody {
-		return fmt.Errorf("%w: body field of %d bytes", ErrCorrupt, n)
-	}
-	data := make([]byte, n)
-	if _, err := io.ReadFull(r, data); err != nil {
-		return err
-	}
-	idx.Body = &bm25.Inverted{}
-	if err := idx.Body.UnmarshalBinary(data); err != nil {
-		return fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	if idx.Body.Len() != len(idx.Entries) {
-		return fmt.Errorf("%w: body field has %d documents for %d entries", ErrCorrupt, idx.Body.Len(), len(idx.Entries))
-	}
-	return nil
-}
-
-func writeJSON(buf *bytes.Buffer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	binary.Write(buf, binary.LittleEndian, uint32(len(b)))
-	buf.Write(b)
-	return nil
-}
-
-// writeTerms writes term counts, sorted by term so that equal indexes are
-// equal files. Counts are capped at 65535.
-func writeTerms(buf *bytes.Buffer, terms map[string]int) {
-	keys := sortedTerms(terms)
-	binary.Write(buf, binary.LittleEndian, uint32(len(keys)))
-	for _, t := range keys {
-		writeTerm(buf, t)
-		binary.Write(buf, binary.LittleEndian, uint16(min(terms[t], math.MaxUint16)))
-	}
-}
-
-func readTerms(r *bufio.Reader) (map[string]int, error) {
-	n, err := readCount(r)
-	if err != nil || n == 0 {
 		return nil, err
 	}
-	terms := make(map[string]int, n)
-	var word []byte
-	var two [2]byte
-	for range n {
-		if word, err = readTerm(r, word); err != nil {
-			return nil, err
-		}
-		if _, err := io.ReadFull(r, two[:]); err != nil {
-			return nil, err
-		}
-		terms[string(word)] = int(binary.LittleEndian.Uint16(two[:]))
-	}
-	return terms, nil
+	b = binary.AppendUvarint(b, uint64(len(field)))
+	return append(b, field...), nil
 }
 
-// writeStats writes BM25 statistics, terms sorted.
-func writeStats(buf *bytes.Buffer, s bm25.Stats) {
-	binary.Write(buf, binary.LittleEndian, s.AvgLen)
-	keys := sortedTerms(s.IDF)
-	binary.Write(buf, binary.LittleEndian, uint32(len(keys)))
-	for _, t := range keys {
-		writeTerm(buf, t)
-		binary.Write(buf, binary.LittleEndian, float32(s.IDF[t]))
-	}
+func appendStr(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-func readStats(r *bufio.Reader, s *bm25.Stats) error {
-	if err := binary.Read(r, binary.LittleEndian, &s.AvgLen); err != nil {
-		return err
-	}
-	n, err := readCount(r)
-	if err != nil || n == 0 {
-		return err
-	}
-	s.IDF = make(map[string]float64, n)
-	var word []byte
-	var four [4]byte
-	for range n {
-		if word, err = readTerm(r, word); err != nil {
-			return err
-		}
-		if _, err := io.ReadFull(r, four[:]); err != nil {
-			return err
-		}
-		s.IDF[string(word)] = float64(math.Float32frombits(binary.LittleEndian.Uint32(four[:])))
-	}
-	return nil
+// appendSection appends a uint32 length and data.
+func appendSection(b, data []byte) []byte {
+	return append(binary.LittleEndian.AppendUint32(b, uint32(len(data))), data...)
 }
 
-func sortedTerms[V any](m map[string]V) []string {
+// appendChecked appends a uint32 length, the CRC-32 of data and data.
+func appendChecked(b, data []byte) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(data)))
+	return append(binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(data)), data...)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for t := range m {
-		if len(t) <= math.MaxUint16 {
-			keys = append(keys, t)
-		}
+		keys = append(keys, t)
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	return keys
 }
 
-func writeTerm(buf *bytes.Buffer, t string) {
-	binary.Write(buf, binary.LittleEndian, uint16(len(t)))
-	buf.WriteString(t)
+// cursor reads a table front to back. Reading past the end, or a count
+// larger than what is left, marks it bad and yields zero values from then
+// on, so callers check bad once per item.
+type cursor struct {
+	s   string
+	bad bool
 }
 
-// readTerm reads a term into word's storage.
-func readTerm(r *bufio.Reader, word []byte) ([]byte, error) {
-	var two [2]byte
-	if _, err := io.ReadFull(r, two[:]); err != nil {
-		return nil, err
+func (c *cursor) take(n int) string {
+	if c.bad || n < 0 || n > len(c.s) {
+		c.bad = true
+		return ""
 	}
-	word = append(word[:0], make([]byte, binary.LittleEndian.Uint16(two[:]))...)
-	_, err := io.ReadFull(r, word)
-	return word, err
+	v := c.s[:n]
+	c.s = c.s[n:]
+	return v
 }
 
-// readCount reads a uint32 number of items, bounded like a record.
-func readCount(r *bufio.Reader) (uint32, error) {
-	var n uint32
-	if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
-		return 0, err
+func (c *cursor) u8() byte {
+	if b := c.take(1); len(b) == 1 {
+		return b[0]
 	}
-	if n > maxRecord {
-		return 0, fmt.Errorf("%w: %d items", ErrCorrupt, n)
+	return 0
+}
+
+func (c *cursor) u32() uint32 {
+	if b := c.take(4); len(b) == 4 {
+		return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 	}
-	return n, nil
+	return 0
+}
+
+func (c *cursor) f32() float32 { return math.Float32frombits(c.u32()) }
+
+func (c *cursor) f64() float64 {
+	lo := uint64(c.u32())
+	return math.Float64frombits(lo | uint64(c.u32())<<32)
+}
+
+// uvarint reads an unsigned varint.
+func (c *cursor) uvarint() uint64 {
+	var x uint64
+	for i, shift := 0, uint(0); i < len(c.s) && i < binary.MaxVarintLen64; i, shift = i+1, shift+7 {
+		b := c.s[i]
+		x |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			c.s = c.s[i+1:]
+			return x
+		}
+	}
+	c.bad = true
+	return 0
+}
+
+// n reads a count of items or bytes, which cannot exceed the bytes left.
+func (c *cursor) n() int {
+	x := c.uvarint()
+	if x > uint64(len(c.s)) {
+		c.bad = true
+		return 0
+	}
+	return int(x)
+}
+
+func (c *cursor) str() string { return c.take(c.n()) }
+
+func (c *cursor) list() []string {
+	n := c.n()
+	if n == 0 {
+		return nil
+	}
+	l := make([]string, n)
+	for i := range l {
+		l[i] = c.str()
+	}
+	return l
 }

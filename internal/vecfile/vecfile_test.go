@@ -2,13 +2,14 @@ package vecfile
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/record"
@@ -45,7 +46,6 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want.Entries[0].Terms["c++"] = 65535 // counts are capped
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
@@ -66,35 +66,81 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-func TestCorrupt(t *testing.T) {
-	var good bytes.Buffer
-	if err := Encode(&good, sample()); err != nil {
+func TestReadRanking(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "i.skv")
+	want := sample()
+	want.Entries[0].Skill = record.Skill{Kind: "skill", ID: "a/b", Name: "b", Description: "d", Invoke: "p:b",
+		Path: "/s/b/SKILL.md", Dir: "/s/b", Root: "/s", Scope: "user", Host: "claude",
+		Keywords: []string{"helm"}, Aliases: []string{"charts"}, Tags: []string{"k8s", ""}, Affinity: []string{"c"},
+		DisableModelInvocation: true, UserInvocable: true, AutoInject: true, Hash: "sha256:1", Mtime: "m", Size: 9}
+	if err := Write(path, want); err != nil {
 		t.Fatal(err)
 	}
-	zstdOf := func(b []byte) []byte {
-		var out bytes.Buffer
-		zw, _ := zstd.NewWriter(&out)
-		zw.Write(b)
-		zw.Close()
-		return out.Bytes()
+	got, err := ReadRanking(path)
+	if err != nil {
+		t.Fatal(err)
 	}
+	s := want.Entries[0].Skill
+	ranked := record.Skill{ID: s.ID, Name: s.Name, Invoke: s.Invoke, Path: s.Path, Dir: s.Dir,
+		Keywords: s.Keywords, Aliases: s.Aliases, Tags: s.Tags, Affinity: s.Affinity,
+		DisableModelInvocation: true, AutoInject: true}
+	if !reflect.DeepEqual(got.Entries[0].Skill, ranked) {
+		t.Errorf("ranking fields:\n got %+v\nwant %+v", got.Entries[0].Skill, ranked)
+	}
+	for i, e := range got.Entries {
+		if !reflect.DeepEqual(e.Vector, want.Entries[i].Vector) || !reflect.DeepEqual(e.Terms, want.Entries[i].Terms) {
+			t.Errorf("entry %d: vector %v terms %v", i, e.Vector, e.Terms)
+		}
+	}
+	if !reflect.DeepEqual(got.Header, want.Header) {
+		t.Errorf("header %+v, want %+v", got.Header, want.Header)
+	}
+	h, err := ReadHeader(path)
+	want.Header.BM25 = bm25.Stats{}
+	if err != nil || !reflect.DeepEqual(h, want.Header) {
+		t.Errorf("ReadHeader = %+v, %v; want %+v", h, err, want.Header)
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Encode(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	inRecords := bytes.Clone(good)
+	inRecords[len(good)-6] ^= 1
+	head := 7 + 2 + 4 + int(binary.LittleEndian.Uint32(good[9:]))
+	inTable := bytes.Clone(good)
+	inTable[head+8+3] ^= 1
+	v2 := bytes.Clone(good)
+	v2[7] = 2
 	cases := map[string][]byte{
-		"empty":       nil,
-		"not zstd":    []byte("hello world, not an index"),
-		"truncated":   good.Bytes()[:good.Len()/2],
-		"bad magic":   zstdOf([]byte("NOTSKI\n\x01\x00")),
-		"new version": zstdOf([]byte(magic + "\x09\x00")),
-		"huge record": zstdOf([]byte(magic + "\x01\x00\xff\xff\xff\x7f")),
+		"empty":        nil,
+		"not an index": []byte("hello world, not an index"),
+		"truncated":    good[:len(good)/2],
+		"trailing":     append(bytes.Clone(good), 0),
+		"bad magic":    []byte("NOTSKI\n\x03\x00"),
+		"version 2":    v2,
+		"huge header":  []byte(magic + "\x03\x00\xff\xff\xff\x7f"),
+		"table byte":   inTable,
+		"records byte": inRecords,
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "i.skv")
 			os.WriteFile(path, data, 0o600)
-			_, err := Read(path)
-			if !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("err = %v, want ErrCorrupt", err)
+			if _, err := Read(path); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("Read: err = %v, want ErrCorrupt", err)
 			}
 		})
+	}
+	for _, name := range []string{"empty", "bad magic", "version 2", "huge header"} {
+		path := filepath.Join(t.TempDir(), "i.skv")
+		os.WriteFile(path, cases[name], 0o600)
+		if _, err := ReadHeader(path); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: ReadHeader: err = %v, want ErrCorrupt", name, err)
+		}
 	}
 }
 
@@ -103,5 +149,53 @@ func TestEncodeRejectsWrongDim(t *testing.T) {
 	idx.Entries[1].Vector = []float32{1}
 	if err := Encode(&bytes.Buffer{}, idx); err == nil {
 		t.Fatal("want an error for a vector of the wrong width")
+	}
+}
+
+// benchIndex writes an index the size of a large skill set: 200 skills,
+// 384 dims, 45 terms each.
+func benchIndex(b *testing.B) string {
+	idx := &Index{Header: Header{Model: "m", Dim: 384, BM25: bm25.Stats{IDF: map[string]float64{}, AvgLen: 60}}}
+	for i := range 200 {
+		e := Entry{Skill: record.Skill{Kind: "skill", ID: fmt.Sprintf("repo/skill-%d", i), Name: fmt.Sprintf("skill-%d", i),
+			Description: strings.Repeat("Does one thing well when asked. ", 8), Path: fmt.Sprintf("/home/u/.claude/skills/skill-%d/SKILL.md", i),
+			Keywords: []string{"alpha", "beta"}, Hash: "sha256:0123456789abcdef"},
+			Vector: make([]float32, 384), Terms: map[string]int{}}
+		for j := range e.Vector {
+			e.Vector[j] = float32(i*j%97) / 97
+		}
+		for j := range 45 {
+			t := fmt.Sprintf("term%d", (i*7+j*13)%3000)
+			e.Terms[t] = 1 + j%3
+			idx.Header.BM25.IDF[t] = 1.5
+		}
+		idx.Entries = append(idx.Entries, e)
+	}
+	path := filepath.Join(b.TempDir(), "i.skv")
+	if err := Write(path, idx); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkReadRanking is what ski-rank pays per prompt to read the index.
+func BenchmarkReadRanking(b *testing.B) {
+	path := benchIndex(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ReadRanking(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRead reads the whole index, as a rebuild does.
+func BenchmarkRead(b *testing.B) {
+	path := benchIndex(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Read(path); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
