@@ -19,9 +19,10 @@
 //	           count × { uint32 length + JSON record.Skill }
 //
 // The table holds everything ranking reads, in binary, so that
-// ReadRanking, which every prompt runs, costs one file read: no JSON, and
-// terms and names cut from one string instead of allocated one by one. The
-// full records are read by Read, to rebuild an index.
+// ReadRanking, which every prompt runs, reads the header and the table and
+// no further: no JSON, and terms and names cut from one string instead of
+// allocated one by one. The full records are read by Read, to rebuild an
+// index.
 //
 // Version 2 added the BM25 statistics and each skill's term counts; version
 // 3 moved what ranking reads into the table and dropped compression (v2
@@ -233,7 +234,7 @@ func readChecked(r io.Reader) (string, error) {
 		return "", fmt.Errorf("%w: section of %d bytes", ErrCorrupt, n)
 	}
 	var b strings.Builder
-	b.Grow(int(n))
+	b.Grow(int(min(n, 64<<20))) // a corrupt length reserves no more
 	crc := crc32.NewIEEE()
 	if m, err := io.Copy(io.MultiWriter(&b, crc), io.LimitReader(r, int64(n))); err != nil {
 		return "", err
