@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -257,5 +258,39 @@ func BenchmarkOpen(b *testing.B) {
 			b.Skip(err)
 		}
 		e.Close()
+	}
+}
+
+// The optimised copy is saved as a graph and a data file, nothing else is
+// left in the cache, and a session loaded from them embeds bit for bit like
+// the session that made them.
+func TestOptimisedCopy(t *testing.T) {
+	m, _ := embed.Lookup("bge-small-en-v1.5-q")
+	made := open(t, m.ID) // skips or fails when the model is missing
+	cache := t.TempDir()
+	src := filepath.Join(made.dir, "model.onnx")
+	first, err := newSession(src, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := newSession(src, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(cache, "models", "*"))
+	opt, _ := optimisedPath(src, cache)
+	if len(files) != 2 || files[0] != opt || files[1] != opt+".data" {
+		t.Fatalf("cache holds %v, want %s and its .data", files, opt)
+	}
+	a, b := *made, *made
+	a.sess, b.sess = first, second
+	defer first.Destroy()
+	defer second.Destroy()
+	for i, text := range sentences(t) {
+		va, err1 := a.Embed([]string{text}, embed.Query)
+		vb, err2 := b.Embed([]string{text}, embed.Query)
+		if err1 != nil || err2 != nil || !slices.Equal(va[0], vb[0]) {
+			t.Fatalf("text %d: vectors differ (%v, %v)", i, err1, err2)
+		}
 	}
 }

@@ -178,24 +178,21 @@ func benchIndex(b *testing.B) string {
 	return path
 }
 
-// BenchmarkReadRanking is what ski-rank pays per prompt to read the index.
-func BenchmarkReadRanking(b *testing.B) {
-	path := benchIndex(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := ReadRanking(path); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkRead reads the whole index, as a rebuild does.
+// BenchmarkRead reads the index as ski-rank does on every prompt
+// (ranking) and as a rebuild does (whole).
 func BenchmarkRead(b *testing.B) {
 	path := benchIndex(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Read(path); err != nil {
-			b.Fatal(err)
-		}
+	for _, r := range []struct {
+		name string
+		read func(string) (*Index, error)
+	}{{"ranking", ReadRanking}, {"whole", Read}} {
+		b.Run(r.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.read(path); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
