@@ -15,8 +15,8 @@
 //	                     Dim × float32 vector,
 //	                     n × { term, n count } }
 //	           body  n + bm25.Inverted of the skills' whole bodies
-//	records  uint32 length + uint32 CRC-32 of the records + the records:
-//	           count × { uint32 length + JSON record.Skill }
+//	records  uint32 length + uint32 CRC-32 of the records + the records,
+//	         one zstd frame of count × { uint32 length + JSON record.Skill }
 //
 // The table holds everything ranking reads, in binary, so that
 // ReadRanking, which every prompt runs, reads the header and the table and
@@ -28,9 +28,11 @@
 // 3 moved what ranking reads into the table and dropped compression (v2
 // compressed it all with zstd and kept each skill as JSON, which made
 // ski-rank spend ~8 ms reading the index, and zstd's package start-up alone
-// cost every stage linking it ~0.25 ms). Version 4 added the body field:
-// the terms of each skill's whole SKILL.md body, kept by term and read in
-// place (bm25.Inverted), so a prompt touches only its own terms' postings.
+// cost every stage linking it ~0.25 ms). Version 4 added the body field
+// and compresses the records, which only a rebuild reads, with zstd again:
+// the body field holds the terms of each skill's whole SKILL.md body, kept
+// by term and read in place (bm25.Inverted), so a prompt touches only its
+// own terms' postings.
 package vecfile
 
 import (
@@ -45,6 +47,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
@@ -187,7 +191,11 @@ func decode(r io.Reader, upto part) (*Index, error) {
 	if upto == ranking {
 		return idx, nil
 	}
-	recs, err := readChecked(r)
+	packed, err := readChecked(r)
+	if err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	recs, err := inflate(packed)
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
@@ -384,9 +392,38 @@ func Encode(w io.Writer, idx *Index) error {
 		return err
 	}
 	out = appendChecked(out, tbl)
-	out = appendChecked(out, recs)
+	packed, err := deflate(recs)
+	if err != nil {
+		return err
+	}
+	out = appendChecked(out, packed)
 	_, err = w.Write(out)
 	return err
+}
+
+// deflate compresses the records section into one zstd frame: the skill
+// records are the bulk of the file and are read only to rebuild an index.
+func deflate(recs []byte) ([]byte, error) {
+	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, fmt.Errorf("compress records: %w", err)
+	}
+	defer zw.Close()
+	return zw.EncodeAll(recs, nil), nil
+}
+
+// inflate decompresses the records section.
+func inflate(packed string) (string, error) {
+	zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(maxSection))
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	defer zr.Close()
+	plain, err := zr.DecodeAll([]byte(packed), nil)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return string(plain), nil
 }
 
 // appendTable appends the table of idx: terms sorted, so that equal
