@@ -29,6 +29,12 @@ func testIndex(t *testing.T) string {
 		{ID: "acme/commit", Name: "commit", Invoke: "acme:commit", Hash: "sha256:4", Scope: record.ScopePlugin,
 			Description: "Commit changes following the team's conventions."},
 	}
+	return writeIndex(t, skills)
+}
+
+// writeIndex builds a lexical index of skills and returns its path.
+func writeIndex(t *testing.T, skills []record.Skill) string {
+	t.Helper()
 	idx, _, err := index.Build(skills, nil, embed.NewLexical(), time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -182,14 +188,7 @@ func TestIntentBoost(t *testing.T) {
 		"Translate documents.", "Organise invoices by vendor.", "Scaffold a FastAPI service."} {
 		skills = append(skills, record.Skill{ID: fmt.Sprintf("other/s%d", i), Name: fmt.Sprintf("s%d", i), Hash: "h", Description: d})
 	}
-	idx, _, err := index.Build(skills, nil, embed.NewLexical(), time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "i.skv")
-	if err := vecfile.Write(path, idx); err != nil {
-		t.Fatal(err)
-	}
+	path := writeIndex(t, skills)
 	bug := rank(t, path, "the importer panics with a nil map after the upgrade, find out why", Options{})
 	var debug record.Candidate
 	for _, c := range bug {
