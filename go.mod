@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/daulet/tokenizers v1.24.0
+	github.com/klauspost/compress v1.20.3
 	github.com/tidwall/gjson v1.20.0
 	github.com/tidwall/sjson v1.2.5
 	github.com/yalue/onnxruntime_go v1.27.0

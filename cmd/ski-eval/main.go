@@ -36,9 +36,12 @@ func run(env cli.Env) error {
 	margin := fs.Float64("score-margin", -1, "override score_margin")
 	boost := fs.Float64("keyword-boost", -1, "override keyword_boost")
 	lexical := fs.Float64("lexical-weight", -1, "override the model's BM25 weight")
+	bodyWeight := fs.Float64("body-weight", -1, "override the model's weight of the BM25 score against whole skill bodies")
+	intentBoost := fs.Float64("intent-boost", -1, "override the model's boost of skills close to a prompt's intent")
 	smallEdit := fs.Float64("small-edit-penalty", -1, "override the model's penalty for small-edit and explain prompts")
 	half := fs.String("half", "", "score only one half of the rows: `tune` (1st, 3rd, ... row of each category) or held (2nd, 4th, ...)")
 	maxSkills := fs.Int("max-skills", config.DefaultMaxSkills, "override max_skills")
+	previous := fs.Bool("previous", false, "embed each prompt after another row's prompt, to measure a session's earlier prompt as part of the query")
 	top := fs.Int("top", 10, "candidates ranked per prompt (0: every skill)")
 	candidates := fs.String("candidates", "", "write every row's ranked candidates and decisions to this NDJSON `file`, for analysis")
 	if err := cli.Parse(fs, env); err != nil {
@@ -108,10 +111,16 @@ func run(env cli.Env) error {
 	if *lexical >= 0 {
 		ro.LexicalWeight = lexical
 	}
+	if *bodyWeight >= 0 {
+		ro.BodyWeight = bodyWeight
+	}
+	if *intentBoost >= 0 {
+		ro.IntentBoost = intentBoost
+	}
 	if *smallEdit >= 0 {
 		ro.SmallEditPenalty = func(string, string) float64 { return *smallEdit }
 	}
-	p := eval.Pipeline{Embedder: emb, Index: idx, Gate: set, Rank: ro}
+	p := eval.Pipeline{Embedder: emb, Index: idx, Gate: set, Rank: ro, Previous: *previous}
 	start = time.Now()
 	outs, err := p.Run(cases)
 	if err != nil {

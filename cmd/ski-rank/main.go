@@ -19,6 +19,7 @@ func run(env cli.Env) error {
 	top := fs.Int("top", 10, "candidates per query, `n`; 0 means all")
 	boost := fs.Float64("keyword-boost", -1, "score added per keyword hit (default: the model's calibrated value)")
 	lexical := fs.Float64("lexical-weight", -1, "weight of the BM25 score (default: the model's calibrated value)")
+	bodyWeight := fs.Float64("body-weight", -1, "weight of the BM25 score against whole skill bodies (default: the model's calibrated value)")
 	maxLine := fs.Int("max-line", 1<<20, "longest input line in `bytes`")
 	if err := cli.ParseNoArgs(fs, env); err != nil {
 		return err
@@ -35,6 +36,9 @@ func run(env cli.Env) error {
 	}
 	if *lexical >= 0 {
 		o.LexicalWeight = lexical
+	}
+	if *bodyWeight >= 0 {
+		o.BodyWeight = bodyWeight
 	}
 	// The prompt's patterns compile while the query is on its way.
 	go lazyre.CompileAll()

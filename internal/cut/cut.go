@@ -1,4 +1,5 @@
-// Package cut shortens text without splitting a character.
+// Package cut shortens text: to a number of characters without splitting
+// one, or by its fenced code blocks.
 package cut
 
 // Runes returns the first n characters (runes) of s, or s when it is

@@ -15,3 +15,10 @@ func TestRunes(t *testing.T) {
 		}
 	}
 }
+
+func TestFences(t *testing.T) {
+	got := Fences("run it:\n```sh\nmake all\n```\nthen ```go\nunclosed")
+	if got != "run it:\n \nthen  " {
+		t.Errorf("got %q", got)
+	}
+}

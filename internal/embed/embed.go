@@ -47,6 +47,11 @@ type Model struct {
 	ScoreMargin      float64 // dropped when further than this below the top
 	KeywordBoost     float64 // added per keyword/alias hit (at most two)
 	LexicalWeight    float64 // weight of the BM25 score added to the cosine
+	BodyWeight       float64 // weight of the BM25 score against the whole body
+	// IntentBoost weighs how far a skill's cosine to an intent's concept
+	// (package intent) stands out among all skills' (above mean + 2 sd);
+	// it is added to the skill's score when the prompt has that intent.
+	IntentBoost float64
 	// SmallEditPenalty is taken from every score of a prompt that asks
 	// only for a small edit or an explanation (package intent).
 	SmallEditPenalty float64
@@ -73,8 +78,8 @@ const LexicalID = "lexical-v1"
 var models = map[string]Model{
 	LexicalID: {
 		ID: LexicalID, Backend: "lexical", Dim: lexicalDim,
-		MinSimilarity: 0.34, InjectSimilarity: 0.40, ScoreMargin: 0.08, KeywordBoost: 0.10, LexicalWeight: 0.016,
-		SmallEditPenalty: 0.10,
+		MinSimilarity: 0.38, InjectSimilarity: 0.44, ScoreMargin: 0.08, KeywordBoost: 0.10, LexicalWeight: 0.016,
+		BodyWeight: 0.006, IntentBoost: 0.5, SmallEditPenalty: 0.10,
 	},
 }
 

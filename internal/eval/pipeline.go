@@ -17,13 +17,21 @@ type Pipeline struct {
 	Index    *vecfile.Index
 	Rank     rank.Options
 	Gate     gate.Settings
+	// Previous, when set, embeds each prompt after the prompt of another
+	// case (case i after case (i+7) mod n): what a session's earlier,
+	// unrelated prompt does to the query if both are embedded together.
+	Previous bool
 }
 
 // Run scores every case.
 func (p Pipeline) Run(cases []Case) ([]Outcome, error) {
 	texts := make([]string, len(cases))
 	for i, c := range cases {
-		texts[i] = prompt.QueryText(c.Prompt)
+		text := c.Prompt
+		if j := (i + 7) % len(cases); p.Previous && j != i {
+			text = cases[j].Prompt + "\n" + text
+		}
+		texts[i] = prompt.QueryText(text)
 	}
 	vecs, err := embed.Queries(p.Embedder, texts)
 	if err != nil {

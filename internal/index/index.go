@@ -13,6 +13,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/intent"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/vecfile"
 )
@@ -33,10 +34,20 @@ func (s Stats) String() string {
 // when old was built by the same model under the same TextRules.
 func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now time.Time) (*vecfile.Index, Stats, error) {
 	m := emb.Model()
-	reuse := map[string]vecfile.Entry{}
+	type kept struct {
+		entry vecfile.Entry
+		body  map[string]int
+	}
+	reuse := map[string]kept{}
 	if old != nil && old.Header.Model == m.ID && old.Header.Dim == m.Dim && old.Header.Text == TextRules {
-		for _, e := range old.Entries {
-			reuse[e.Skill.ID+"\x00"+e.Skill.Hash] = e
+		var bodies []map[string]int
+		if old.Body != nil && old.Body.Len() == len(old.Entries) {
+			bodies = old.Body.Documents()
+		}
+		for i, e := range old.Entries {
+			if bodies != nil {
+				reuse[e.Skill.ID+"\x00"+e.Skill.Hash] = kept{e, bodies[i]}
+			}
 		}
 	}
 	idx := &vecfile.Index{Header: vecfile.Header{
@@ -45,18 +56,23 @@ func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now ti
 	var stats Stats
 	var texts []string
 	var pending []int
+	bodies := make([]map[string]int, 0, len(skills))
 	for _, s := range skills {
-		e, ok := reuse[s.ID+"\x00"+s.Hash]
+		k, ok := reuse[s.ID+"\x00"+s.Hash]
+		e, body := k.entry, k.body
 		if ok {
 			e.Skill = s // path, mtime or root may have moved
 			stats.Reused++
 		} else {
-			text := DocumentText(s, readBody(s.Path))
+			raw := readBody(s.Path)
+			text := DocumentText(s, raw)
 			e = vecfile.Entry{Skill: s, Terms: bm25.Terms(text)}
+			body = BodyTerms(raw)
 			texts = append(texts, text)
 			pending = append(pending, len(idx.Entries))
 		}
 		idx.Entries = append(idx.Entries, e)
+		bodies = append(bodies, body)
 	}
 	if len(texts) > 0 {
 		vecs, err := emb.Embed(texts, embed.Document)
@@ -79,8 +95,49 @@ func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now ti
 		docs[i] = e.Terms
 	}
 	idx.Header.BM25 = bm25.NewStats(docs)
+	var oldIntents map[string]vecfile.Concept
+	if len(reuse) > 0 {
+		oldIntents = old.Header.Intents
+	}
+	intents, err := intentConcepts(emb, oldIntents)
+	if err != nil {
+		return nil, stats, err
+	}
+	idx.Header.Intents = intents
+	body, err := bm25.NewInverted(bodies)
+	if err != nil {
+		return nil, stats, fmt.Errorf("index skill bodies: %w", err)
+	}
+	idx.Body = body
 	idx.Header.Count = len(idx.Entries)
 	return idx, stats, nil
+}
+
+// intentConcepts embeds, as queries, the texts that stand for what a
+// prompt of each intent needs, reusing the vectors of old (built by the
+// same model) whose text did not change.
+func intentConcepts(emb embed.Embedder, old map[string]vecfile.Concept) (map[string]vecfile.Concept, error) {
+	out := map[string]vecfile.Concept{}
+	var kinds, texts []string
+	for _, k := range []intent.Kind{intent.BugHunt} {
+		text := intent.Concept(k)
+		if c, ok := old[string(k)]; ok && c.Text == text && len(c.Vector) == emb.Model().Dim {
+			out[string(k)] = c
+			continue
+		}
+		kinds, texts = append(kinds, string(k)), append(texts, text)
+	}
+	if len(texts) == 0 {
+		return out, nil
+	}
+	vecs, err := embed.Queries(emb, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed intent concepts: %w", err)
+	}
+	for i, k := range kinds {
+		out[k] = vecfile.Concept{Text: texts[i], Vector: vecs[i]}
+	}
+	return out, nil
 }
 
 // countGone counts the old entries whose skill id is no longer among skills.

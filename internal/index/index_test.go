@@ -34,7 +34,7 @@ func TestBuildIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stats.Embedded != 3 || emb.texts != 3 {
+	if stats.Embedded != 3 || emb.texts != 4 { // three skills, one intent concept
 		t.Fatalf("first build: %v, embedded %d texts", stats, emb.texts)
 	}
 	// b changes, c goes away, d arrives.
@@ -97,6 +97,12 @@ func TestBuildReadsBodyAndCountsTerms(t *testing.T) {
 	}
 	if idx.Entries[0].Terms[bm25.Stem("postgres")] != 1 || idx.Entries[0].Terms["query"] != 2 {
 		t.Errorf("terms: %v", idx.Entries[0].Terms)
+	}
+	if c := idx.Header.Intents["bug-hunt"]; len(c.Vector) != idx.Header.Dim || c.Text == "" {
+		t.Errorf("bug-hunt concept: %q, %d dims", c.Text, len(c.Vector))
+	}
+	if idx.Body.Len() != 2 {
+		t.Errorf("body field: %d documents", idx.Body.Len())
 	}
 	if idx.Header.Text != TextRules || idx.Header.BM25.IDF["query"] <= 0 || idx.Header.BM25.AvgLen == 0 {
 		t.Errorf("header: %+v", idx.Header)

@@ -3,6 +3,7 @@ package index
 import (
 	"strings"
 
+	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/cut"
 	"github.com/skill-inject/ski/internal/lazyre"
 	"github.com/skill-inject/ski/internal/record"
@@ -11,7 +12,7 @@ import (
 
 // TextRules names the rules of DocumentText. Change it whenever they
 // change, so that indexes built under the old rules are re-embedded.
-const TextRules = "name-description-keywords-when.v1+stem"
+const TextRules = "name-description-keywords-when.v1+stem+body"
 
 // maxWhenChars bounds the "when to use" section taken from a skill's body.
 const maxWhenChars = 800
@@ -66,6 +67,13 @@ func WhenSection(body string) string {
 	}
 	text := strings.Join(strings.Fields(strings.Join(out, " ")), " ")
 	return cut.Runes(text, maxWhenChars)
+}
+
+// BodyTerms counts the terms of a skill's body for the body field of the
+// index: its prose and headings, without fenced code, whose identifiers
+// and commands would match prompts by accident.
+func BodyTerms(body string) map[string]int {
+	return bm25.Terms(cut.Fences(body))
 }
 
 // readBody returns the SKILL.md at path without its frontmatter, or "" when

@@ -57,6 +57,15 @@ func Of(p string) Kind {
 	return None
 }
 
+// Concept returns the text that stands for what a prompt of kind k needs,
+// "" for none: ranking boosts the skills closest to it.
+func Concept(k Kind) string {
+	if k == BugHunt {
+		return BugHuntHint
+	}
+	return ""
+}
+
 // Expand returns the text to embed and match for a prompt of kind k: a bug
 // hunt gains BugHuntHint, anything else is returned unchanged.
 func Expand(text string, k Kind) string {

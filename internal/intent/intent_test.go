@@ -33,3 +33,9 @@ func TestExpand(t *testing.T) {
 		}
 	}
 }
+
+func TestConcept(t *testing.T) {
+	if Concept(BugHunt) != BugHuntHint || Concept(None) != "" || Concept(SmallEdit) != "" {
+		t.Error("concepts")
+	}
+}

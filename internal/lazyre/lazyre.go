@@ -71,3 +71,6 @@ func (r *Regexp) FindAllStringIndex(s string, n int) [][]int { return r.Re().Fin
 func (r *Regexp) FindAllStringSubmatchIndex(s string, n int) [][]int {
 	return r.Re().FindAllStringSubmatchIndex(s, n)
 }
+
+// FindString is regexp.Regexp.FindString.
+func (r *Regexp) FindString(s string) string { return r.Re().FindString(s) }

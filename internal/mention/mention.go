@@ -1,7 +1,8 @@
 // Package mention finds skills a prompt names explicitly: "/name" at the
 // start (the host invokes it), "@name", "$name", "use the NAME skill",
 // "invoke NAME", or a distinctive multi-part name on its own. Names inside
-// e-mail addresses, URLs and paths do not count.
+// e-mail addresses, URLs and paths do not count, nor do bare names after a
+// leading "/name", "@name" or "$name": they are its arguments.
 package mention
 
 import (
@@ -74,6 +75,11 @@ func Find(p string, known Names) []Found {
 			add(low[m[2]:m[3]], Phrase)
 		}
 	}
+	// After a leading invocation ("$installer gh-fix-ci", "/review
+	// pr-writer"), bare names are that skill's arguments, not mentions.
+	if startsWithInvocation(low, out) {
+		return out
+	}
 	for _, m := range wordRe.FindAllStringIndex(low, -1) {
 		word := low[m[0]:m[1]]
 		if strings.Count(word, "-") >= 2 && standsAlone(low, m[0], m[1]) {
@@ -81,6 +87,22 @@ func Find(p string, known Names) []Found {
 		}
 	}
 	return out
+}
+
+// startsWithInvocation reports whether prompt p (lower case) opens with
+// "/name", "@name" or "$name" of a skill found among the mentions.
+func startsWithInvocation(p string, found []Found) bool {
+	t := strings.TrimSpace(p)
+	if t == "" || !strings.ContainsRune("/@$", rune(t[0])) {
+		return false
+	}
+	first := wordRe.FindString(t[1:])
+	for _, f := range found {
+		if f.Name == first && f.How != Name {
+			return true
+		}
+	}
+	return false
 }
 
 // standsAlone reports whether s[i:j] (the name, or the name with its @ or $

@@ -24,6 +24,11 @@ func TestFind(t *testing.T) {
 		{"use verification-before-completion before you tell me", []Found{{"verification-before-completion", Phrase}}},
 		{"subagent-driven-development, please", []Found{{"subagent-driven-development", Name}}},
 		{"$linear create a ticket", []Found{{"linear", Dollar}}},
+		// A bare name after a leading invocation is its argument.
+		{"$commit subagent-driven-development", []Found{{"commit", Dollar}}},
+		{"/commit verification-before-completion", []Found{{"commit", Slash}}},
+		{"please $commit subagent-driven-development", []Found{{"commit", Dollar}, {"subagent-driven-development", Name}}},
+		{"@gh-fix-ci then @webapp-testing", []Found{{"gh-fix-ci", At}, {"webapp-testing", At}}},
 		// Not mentions.
 		{"mail me at dev@brainstorming.io", nil},
 		{"see https://example.com/@brainstorming", nil},

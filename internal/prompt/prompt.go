@@ -5,6 +5,7 @@
 package prompt
 
 import (
+	"github.com/skill-inject/ski/internal/cut"
 	"github.com/skill-inject/ski/internal/intent"
 	"github.com/skill-inject/ski/internal/lazyre"
 	"strings"
@@ -45,7 +46,6 @@ func Slash(p string) (name, rest string, ok bool) {
 }
 
 var (
-	fenceRe = lazyre.New("(?s)```.*?(```|$)")
 	// noiseLine matches lines of logs and stack traces.
 	noiseLine = lazyre.New(`^\s*(at\s+[\w$.<>]+\(|File ".*", line \d+|\S+\.(go|py|js|ts|java|rs|rb|c|cc|cpp):\d+|goroutine \d+|Traceback \(most recent call last\)|\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[\d{2}:\d{2}:\d{2}|#\d+\s+0x[0-9a-f]+)`)
 )
@@ -63,7 +63,7 @@ func cleanText(p string) string {
 	if _, rest, ok := Slash(p); ok {
 		p = rest
 	}
-	p = fenceRe.ReplaceAllString(p, " ")
+	p = cut.Fences(p)
 	var kept []string
 	for _, line := range strings.Split(p, "\n") {
 		if noiseLine.MatchString(line) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -41,6 +42,11 @@ type Options struct {
 	// LexicalWeight, when not nil, replaces the model's weight of the BM25
 	// score.
 	LexicalWeight *float64
+	// BodyWeight, when not nil, replaces the model's weight of the BM25
+	// score against the skills' whole bodies.
+	BodyWeight *float64
+	// IntentBoost, when not nil, replaces the model's intent boost.
+	IntentBoost *float64
 	// SmallEditPenalty returns what is taken from every score of a prompt
 	// that asks only for a small edit or an explanation (package intent),
 	// for a model and the query's directory; nil means the model's
@@ -169,12 +175,30 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	if o.LexicalWeight != nil {
 		lexWeight = *o.LexicalWeight
 	}
+	bodyWeight := c.model.BodyWeight
+	if o.BodyWeight != nil {
+		bodyWeight = *o.BodyWeight
+	}
 	var terms bm25.Query
-	if lexWeight != 0 {
+	if lexWeight != 0 || bodyWeight != 0 {
 		terms = bm25.NewQuery(prompt.QueryText(q.Prompt))
 	}
+	var body []float64
+	if bodyWeight != 0 && c.idx.Body != nil && c.idx.Body.Len() == len(c.idx.Entries) {
+		body = make([]float64, len(c.idx.Entries))
+		c.idx.Body.AddScores(terms, bodyWeight, body)
+	}
+	kind := intent.Of(q.Prompt)
+	boostIntent := c.model.IntentBoost
+	if o.IntentBoost != nil {
+		boostIntent = *o.IntentBoost
+	}
+	var near []float64
+	if boostIntent != 0 {
+		near = c.intentBoosts(kind, boostIntent)
+	}
 	penalty := 0.0
-	if intent.Of(q.Prompt) == intent.SmallEdit {
+	if kind == intent.SmallEdit {
 		penalty = c.model.SmallEditPenalty
 		if o.SmallEditPenalty != nil {
 			penalty = o.SmallEditPenalty(h.Model, q.Cwd)
@@ -195,12 +219,18 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		cd := c.candidate(q, e.Skill)
 		cd.Cosine = round(cos)
 		cd.Why = []string{fmt.Sprintf("cosine %.3f", cos)}
-		if len(terms) > 0 {
-			if lex := lexWeight * h.BM25.Score(terms, e.Terms); lex > 0 {
-				cd.Lexical = round(lex)
-				cd.Why = append(cd.Why, fmt.Sprintf("bm25 +%.3f", lex))
+		lex := 0.0
+		if len(terms) > 0 && lexWeight != 0 {
+			if l := lexWeight * h.BM25.Score(terms, e.Terms); l > 0 {
+				lex += l
+				cd.Why = append(cd.Why, fmt.Sprintf("bm25 +%.3f", l))
 			}
 		}
+		if body != nil && body[i] > 0 {
+			lex += body[i]
+			cd.Why = append(cd.Why, fmt.Sprintf("body bm25 +%.3f", body[i]))
+		}
+		cd.Lexical = round(lex)
 		hits := 0
 		for _, k := range c.keywords[i] {
 			if hits < MaxKeywordHits && k.re.MatchString(q.Prompt) {
@@ -210,6 +240,10 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		}
 		cd.Boost = round(float64(hits) * boost)
 		score := cos + cd.Lexical + cd.Boost
+		if near != nil && near[i] > 0 {
+			score += near[i]
+			cd.Why = append(cd.Why, fmt.Sprintf("%s +%.3f", kind, near[i]))
+		}
 		if penalty > 0 {
 			score -= penalty
 			cd.Why = append(cd.Why, fmt.Sprintf("small edit -%.2f", penalty))
@@ -252,6 +286,31 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		out = append(out, cd)
 	}
 	return out, nil
+}
+
+// intentBoosts returns, for a prompt of intent kind, weight × how far each
+// skill's cosine to the intent's concept vector stands above the mean plus
+// two standard deviations of all skills' cosines; nil when the index holds
+// no concept for kind.
+func (c *Catalog) intentBoosts(kind intent.Kind, weight float64) []float64 {
+	concept := c.idx.Header.Intents[string(kind)].Vector
+	if kind == intent.None || len(concept) != c.idx.Header.Dim || len(c.idx.Entries) < 2 {
+		return nil
+	}
+	cos := make([]float64, len(c.idx.Entries))
+	sum, sq := 0.0, 0.0
+	for i, e := range c.idx.Entries {
+		cos[i] = embed.Dot(concept, e.Vector)
+		sum += cos[i]
+		sq += cos[i] * cos[i]
+	}
+	n := float64(len(cos))
+	mean := sum / n
+	floor := mean + 2*math.Sqrt(max(0, sq/n-mean*mean))
+	for i, x := range cos {
+		cos[i] = weight * max(0, x-floor)
+	}
+	return cos
 }
 
 func (c *Catalog) candidate(q Query, s record.Skill) record.Candidate {

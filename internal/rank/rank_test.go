@@ -3,6 +3,7 @@ package rank
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -28,6 +29,12 @@ func testIndex(t *testing.T) string {
 		{ID: "acme/commit", Name: "commit", Invoke: "acme:commit", Hash: "sha256:4", Scope: record.ScopePlugin,
 			Description: "Commit changes following the team's conventions."},
 	}
+	return writeIndex(t, skills)
+}
+
+// writeIndex builds a lexical index of skills and returns its path.
+func writeIndex(t *testing.T, skills []record.Skill) string {
+	t.Helper()
 	idx, _, err := index.Build(skills, nil, embed.NewLexical(), time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -169,6 +176,43 @@ func TestSmallEditPenalty(t *testing.T) {
 	}
 	if other := rank(t, path, "write a postmortem for the outage", Options{}); strings.Contains(strings.Join(other[0].Why, "; "), "small edit") {
 		t.Errorf("penalty on a plain request: %v", other[0].Why)
+	}
+}
+
+func TestIntentBoost(t *testing.T) {
+	// Enough skills for one to stand two deviations above the rest.
+	skills := []record.Skill{{ID: "debugging/systematic-debugging", Name: "systematic-debugging", Hash: "h0",
+		Description: "Debug any failure: find the root cause of the error before fixing it."}}
+	for i, d := range []string{"Write blameless postmortems.", "Create Kubernetes charts.", "Commit with conventions.",
+		"Draw charts with seaborn.", "Plan a sprint backlog.", "Design a landing page.", "Write release notes.",
+		"Translate documents.", "Organise invoices by vendor.", "Scaffold a FastAPI service."} {
+		skills = append(skills, record.Skill{ID: fmt.Sprintf("other/s%d", i), Name: fmt.Sprintf("s%d", i), Hash: "h", Description: d})
+	}
+	path := writeIndex(t, skills)
+	bug := rank(t, path, "the importer panics with a nil map after the upgrade, find out why", Options{})
+	var debug record.Candidate
+	for _, c := range bug {
+		if c.ID == "debugging/systematic-debugging" {
+			debug = c
+		}
+	}
+	if !strings.Contains(strings.Join(debug.Why, "; "), "bug-hunt +") {
+		t.Errorf("no bug-hunt boost for the debugging skill: %+v", debug.Why)
+	}
+	off := 0.0
+	plain := rank(t, path, "the importer panics with a nil map after the upgrade, find out why", Options{IntentBoost: &off})
+	for _, c := range plain {
+		if c.ID == debug.ID && c.Score >= debug.Score {
+			t.Errorf("boost did not raise the score: %.4f without, %.4f with", c.Score, debug.Score)
+		}
+		if strings.Contains(strings.Join(c.Why, "; "), "bug-hunt") {
+			t.Errorf("boost with weight 0: %v", c.Why)
+		}
+	}
+	for _, c := range rank(t, path, "write a postmortem for the outage", Options{}) {
+		if strings.Contains(strings.Join(c.Why, "; "), "bug-hunt") {
+			t.Errorf("boost on a plain request: %s %v", c.ID, c.Why)
+		}
 	}
 }
 

@@ -14,8 +14,9 @@
 //	                     byte flags (1 disable_model_invocation, 2 auto_inject),
 //	                     Dim × float32 vector,
 //	                     n × { term, n count } }
-//	records  uint32 length + uint32 CRC-32 of the records + the records:
-//	           count × { uint32 length + JSON record.Skill }
+//	           body  n + bm25.Inverted of the skills' whole bodies
+//	records  uint32 length + uint32 CRC-32 of the records + the records,
+//	         one zstd frame of count × { uint32 length + JSON record.Skill }
 //
 // The table holds everything ranking reads, in binary, so that
 // ReadRanking, which every prompt runs, reads the header and the table and
@@ -27,7 +28,11 @@
 // 3 moved what ranking reads into the table and dropped compression (v2
 // compressed it all with zstd and kept each skill as JSON, which made
 // ski-rank spend ~8 ms reading the index, and zstd's package start-up alone
-// cost every stage linking it ~0.25 ms).
+// cost every stage linking it ~0.25 ms). Version 4 added the body field
+// and compresses the records, which only a rebuild reads, with zstd again:
+// the body field holds the terms of each skill's whole SKILL.md body, kept
+// by term and read in place (bm25.Inverted), so a prompt touches only its
+// own terms' postings.
 package vecfile
 
 import (
@@ -43,13 +48,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/record"
 )
 
 // Version is the current file format version.
-const Version = 3
+const Version = 4
 
 const magic = "SKIVEC\n"
 
@@ -81,6 +88,16 @@ type Header struct {
 	// Stamp is scan.Stamp of the skills the index was built from, when it
 	// was built from a scan; equal stamps let a refresh skip the scan.
 	Stamp string `json:"stamp,omitempty"`
+	// Intents holds, per intent kind (package intent), the text that stands
+	// for what such a prompt needs and its query vector; rank boosts the
+	// skills closest to it when a prompt has that intent.
+	Intents map[string]Concept `json:"intents,omitempty"`
+}
+
+// Concept is a text and its query vector.
+type Concept struct {
+	Text   string    `json:"text"`
+	Vector []float32 `json:"vector"`
 }
 
 // Entry is one skill, its vector and the term counts of its text.
@@ -94,6 +111,9 @@ type Entry struct {
 type Index struct {
 	Header  Header
 	Entries []Entry
+	// Body is the BM25 field of the skills' whole bodies, document i being
+	// Entries[i]; nil writes an empty field.
+	Body *bm25.Inverted
 }
 
 // part says how much of a file to decode.
@@ -171,7 +191,11 @@ func decode(r io.Reader, upto part) (*Index, error) {
 	if upto == ranking {
 		return idx, nil
 	}
-	recs, err := readChecked(r)
+	packed, err := readChecked(r)
+	if err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	recs, err := inflate(packed)
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
@@ -272,6 +296,17 @@ func decodeTable(tbl string, idx *Index) error {
 			return fmt.Errorf("entry %d: cut short", i)
 		}
 	}
+	body := c.take(int(c.n()))
+	if c.bad {
+		return errors.New("body field: cut short")
+	}
+	idx.Body = &bm25.Inverted{}
+	if err := idx.Body.UnmarshalBinary([]byte(body)); err != nil {
+		return err
+	}
+	if idx.Body.Len() != len(idx.Entries) {
+		return fmt.Errorf("body field has %d documents for %d entries", idx.Body.Len(), len(idx.Entries))
+	}
 	if len(c.s) > 0 {
 		return errors.New("trailing data")
 	}
@@ -352,15 +387,48 @@ func Encode(w io.Writer, idx *Index) error {
 	out := append([]byte(magic), 0, 0)
 	binary.LittleEndian.PutUint16(out[len(magic):], Version)
 	out = appendSection(out, head)
-	out = appendChecked(out, appendTable(nil, idx))
-	out = appendChecked(out, recs)
+	tbl, err := appendTable(nil, idx)
+	if err != nil {
+		return err
+	}
+	out = appendChecked(out, tbl)
+	packed, err := deflate(recs)
+	if err != nil {
+		return err
+	}
+	out = appendChecked(out, packed)
 	_, err = w.Write(out)
 	return err
 }
 
+// deflate compresses the records section into one zstd frame: the skill
+// records are the bulk of the file and are read only to rebuild an index.
+func deflate(recs []byte) ([]byte, error) {
+	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, fmt.Errorf("compress records: %w", err)
+	}
+	defer zw.Close()
+	return zw.EncodeAll(recs, nil), nil
+}
+
+// inflate decompresses the records section.
+func inflate(packed string) (string, error) {
+	zr, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(maxSection))
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	defer zr.Close()
+	plain, err := zr.DecodeAll([]byte(packed), nil)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return string(plain), nil
+}
+
 // appendTable appends the table of idx: terms sorted, so that equal
 // indexes are equal files.
-func appendTable(b []byte, idx *Index) []byte {
+func appendTable(b []byte, idx *Index) ([]byte, error) {
 	s := idx.Header.BM25
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.AvgLen))
 	b = binary.AppendUvarint(b, uint64(len(s.IDF)))
@@ -394,7 +462,22 @@ func appendTable(b []byte, idx *Index) []byte {
 			b = binary.AppendUvarint(b, uint64(e.Terms[t]))
 		}
 	}
-	return b
+	body := idx.Body
+	if body == nil {
+		var err error
+		if body, err = bm25.NewInverted(make([]map[string]int, len(idx.Entries))); err != nil {
+			return nil, err
+		}
+	}
+	if body.Len() != len(idx.Entries) {
+		return nil, fmt.Errorf("body field has %d documents for %d entries", body.Len(), len(idx.Entries))
+	}
+	field, err := body.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	b = binary.AppendUvarint(b, uint64(len(field)))
+	return append(b, field...), nil
 }
 
 func appendStr(b []byte, s string) []byte {

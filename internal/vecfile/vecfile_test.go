@@ -24,7 +24,16 @@ func sample() *Index {
 				Terms: map[string]int{"helm": 2, "chart": 1, "c++": 70000}},
 			{Skill: record.Skill{Kind: "skill", ID: "c", Name: "c", Hash: "sha256:2"}, Vector: []float32{0, 0.6, 0.8}},
 		},
+		Body: mustInverted([]map[string]int{{"values": 3, "lint": 1}, {"chart": 2}}),
 	}
+}
+
+func mustInverted(docs []map[string]int) *bm25.Inverted {
+	v, err := bm25.NewInverted(docs)
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -42,6 +51,18 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if got.Header.Count != 2 {
 		t.Errorf("count = %d", got.Header.Count)
+	}
+	// No body field: an empty one, one document per entry.
+	want.Body = nil
+	if err := Write(path, want); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = Read(path); err != nil || got.Body.Len() != 2 {
+		t.Fatalf("empty body field: %v", err)
+	}
+	want.Body = mustInverted(nil)
+	if err := Write(path, want); err == nil {
+		t.Error("a body field of the wrong size was written")
 	}
 }
 

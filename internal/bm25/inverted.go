@@ -1,0 +1,217 @@
+package bm25
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Inverted is one BM25 field over a whole collection, kept by term: for
+// each term, the documents that hold it and how often. It lives in its
+// encoded form and is read in place: scoring a query looks up the query's
+// terms only and decoding builds nothing, so a field with hundreds of terms
+// per document (whole skill bodies) costs the prompt path almost nothing
+// beyond reading its bytes.
+//
+// Layout (integers little-endian):
+//
+//	uint32 documents, uint32 terms, uint32 postings, uint32 term bytes
+//	documents × uint32 length in terms
+//	terms × uint32 end of the term in the term bytes
+//	(terms + 1) × uint32 first posting of the term
+//	postings × uint16 document, postings × uint16 count
+//	term bytes: the sorted terms, concatenated
+type Inverted struct {
+	data                          []byte
+	nDocs, nTerms, nPost, nBytes  int
+	lens, ends, starts, docs, cnt int // offsets of the sections in data
+	terms                         int
+	avgLen                        float64
+}
+
+// MaxDocuments is the most documents a field holds.
+const MaxDocuments = 1<<16 - 1
+
+var le = binary.LittleEndian
+
+// NewInverted builds the field of a collection of documents, each given as
+// its term counts. Counts above 65535 are capped; more than MaxDocuments
+// documents is an error.
+func NewInverted(docs []map[string]int) (*Inverted, error) {
+	if len(docs) > MaxDocuments {
+		return nil, fmt.Errorf("%d documents: at most %d fit a BM25 field", len(docs), MaxDocuments)
+	}
+	byTerm := map[string][]int{}
+	lens := make([]uint32, len(docs))
+	for d, doc := range docs {
+		for t, n := range doc {
+			byTerm[t] = append(byTerm[t], d)
+			lens[d] += uint32(n)
+		}
+	}
+	keys := make([]string, 0, len(byTerm))
+	nPost, nBytes := 0, 0
+	for t, ds := range byTerm {
+		keys = append(keys, t)
+		nPost += len(ds)
+		nBytes += len(t)
+	}
+	sort.Strings(keys)
+	out := make([]byte, 0, 16+4*len(docs)+8*len(keys)+4+4*nPost+nBytes)
+	for _, n := range []int{len(docs), len(keys), nPost, nBytes} {
+		out = le.AppendUint32(out, uint32(n))
+	}
+	for _, n := range lens {
+		out = le.AppendUint32(out, n)
+	}
+	end := 0
+	for _, t := range keys {
+		end += len(t)
+		out = le.AppendUint32(out, uint32(end))
+	}
+	start := 0
+	for _, t := range keys {
+		out = le.AppendUint32(out, uint32(start))
+		start += len(byTerm[t])
+	}
+	out = le.AppendUint32(out, uint32(start))
+	var counts []byte
+	for _, t := range keys {
+		ds := byTerm[t]
+		sort.Ints(ds)
+		for _, d := range ds {
+			out = le.AppendUint16(out, uint16(d))
+			counts = le.AppendUint16(counts, uint16(min(docs[d][t], 0xffff)))
+		}
+	}
+	out = append(out, counts...)
+	for _, t := range keys {
+		out = append(out, t...)
+	}
+	v := &Inverted{}
+	if err := v.UnmarshalBinary(out); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Len is the number of documents.
+func (v *Inverted) Len() int { return v.nDocs }
+
+func (v *Inverted) u32(section, i int) int { return int(le.Uint32(v.data[section+4*i:])) }
+func (v *Inverted) u16(section, i int) int { return int(le.Uint16(v.data[section+2*i:])) }
+
+// term returns the i-th term, or "" when its offsets are damaged.
+func (v *Inverted) term(i int) string {
+	from, to := 0, v.u32(v.ends, i)
+	if i > 0 {
+		from = v.u32(v.ends, i-1)
+	}
+	if from > to || to > v.nBytes {
+		return ""
+	}
+	return string(v.data[v.terms+from : v.terms+to])
+}
+
+// postings returns the range of term i's postings, empty when damaged.
+func (v *Inverted) postings(i int) (from, to int) {
+	from, to = v.u32(v.starts, i), v.u32(v.starts, i+1)
+	if from > to || to > v.nPost {
+		return 0, 0
+	}
+	return from, to
+}
+
+// find returns the number of term t, or -1.
+func (v *Inverted) find(t string) int {
+	i := sort.Search(v.nTerms, func(i int) bool { return v.term(i) >= t })
+	if i < v.nTerms && v.term(i) == t {
+		return i
+	}
+	return -1
+}
+
+// AddScores adds weight × the BM25 score of every document for q to
+// scores, which has one slot per document.
+func (v *Inverted) AddScores(q Query, weight float64, scores []float64) {
+	if v.avgLen == 0 || weight == 0 {
+		return
+	}
+	n := float64(v.nDocs)
+	for _, t := range q {
+		i := v.find(t)
+		if i < 0 {
+			continue
+		}
+		from, to := v.postings(i)
+		w := weight * idf(n, float64(to-from))
+		for p := from; p < to; p++ {
+			d := v.u16(v.docs, p)
+			if d >= v.nDocs || d >= len(scores) {
+				continue
+			}
+			f := float64(v.u16(v.cnt, p))
+			norm := k1 * (1 - b + b*float64(v.u32(v.lens, d))/v.avgLen)
+			scores[d] += w * f * (k1 + 1) / (f + norm)
+		}
+	}
+}
+
+// Documents returns each document's term counts: the inverse of
+// NewInverted, for rebuilding a collection with some documents kept.
+func (v *Inverted) Documents() []map[string]int {
+	docs := make([]map[string]int, v.nDocs)
+	for i := range docs {
+		docs[i] = map[string]int{}
+	}
+	for i := range v.nTerms {
+		t := v.term(i)
+		from, to := v.postings(i)
+		for p := from; p < to; p++ {
+			if d := v.u16(v.docs, p); d < v.nDocs && t != "" {
+				docs[d][t] = v.u16(v.cnt, p)
+			}
+		}
+	}
+	return docs
+}
+
+// MarshalBinary returns the encoded field.
+func (v *Inverted) MarshalBinary() ([]byte, error) {
+	return bytes.Clone(v.data), nil
+}
+
+// errBadField is the error of a field that does not decode.
+var errBadField = errors.New("bad BM25 field")
+
+// UnmarshalBinary takes an encoded field, which it keeps and reads in
+// place. It checks the sizes; damage inside (offsets out of range) makes
+// lookups miss, never panic.
+func (v *Inverted) UnmarshalBinary(data []byte) error {
+	if len(data) < 16 {
+		return fmt.Errorf("%w: %d bytes", errBadField, len(data))
+	}
+	nDocs, nTerms, nPost, nBytes := int(le.Uint32(data)), int(le.Uint32(data[4:])), int(le.Uint32(data[8:])), int(le.Uint32(data[12:]))
+	if nDocs > MaxDocuments || nTerms > len(data) || nPost > len(data) || nBytes > len(data) ||
+		16+4*nDocs+4*nTerms+4*(nTerms+1)+4*nPost+nBytes != len(data) {
+		return fmt.Errorf("%w: sizes do not add up", errBadField)
+	}
+	w := Inverted{data: data, nDocs: nDocs, nTerms: nTerms, nPost: nPost, nBytes: nBytes}
+	w.lens = 16
+	w.ends = w.lens + 4*nDocs
+	w.starts = w.ends + 4*nTerms
+	w.docs = w.starts + 4*(nTerms+1)
+	w.cnt = w.docs + 2*nPost
+	w.terms = w.cnt + 2*nPost
+	total := 0
+	for d := range nDocs {
+		total += w.u32(w.lens, d)
+	}
+	if nDocs > 0 {
+		w.avgLen = float64(total) / float64(nDocs)
+	}
+	*v = w
+	return nil
+}

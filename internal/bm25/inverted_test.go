@@ -1,0 +1,89 @@
+package bm25
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+func testDocs() []map[string]int {
+	return []map[string]int{
+		Terms("helm chart: create helm charts for kubernetes, lint values.yaml"),
+		Terms("postmortem: write blameless postmortems after an incident, timeline"),
+		Terms("kubernetes manifests: deployments and services for kubernetes clusters"),
+		{},
+	}
+}
+
+func mustInverted(t *testing.T, docs []map[string]int) *Inverted {
+	t.Helper()
+	v, err := NewInverted(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestInvertedTooManyDocuments(t *testing.T) {
+	if _, err := NewInverted(make([]map[string]int, MaxDocuments+1)); err == nil {
+		t.Error("no error")
+	}
+}
+
+func TestInvertedScoresLikeStats(t *testing.T) {
+	docs := testDocs()
+	s, v := NewStats(docs), mustInverted(t, docs)
+	q := NewQuery("bump the helm chart for our kubernetes cluster after the incident")
+	got := make([]float64, len(docs))
+	v.AddScores(q, 0.5, got)
+	for d, doc := range docs {
+		if want := 0.5 * s.Score(q, doc); math.Abs(got[d]-want) > 1e-9 {
+			t.Errorf("doc %d: %v, want %v", d, got[d], want)
+		}
+	}
+	if got[0] <= got[1] || got[3] != 0 {
+		t.Errorf("scores %v", got)
+	}
+}
+
+func TestInvertedRoundTrip(t *testing.T) {
+	docs := testDocs()
+	v := mustInverted(t, docs)
+	data, err := v.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Inverted
+	if err := back.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, v) {
+		t.Errorf("round trip differs:\n%+v\n%+v", back, *v)
+	}
+	if got := back.Documents(); !reflect.DeepEqual(got, docs) {
+		t.Errorf("documents: %v", got)
+	}
+	if back.Len() != len(docs) {
+		t.Errorf("len %d", back.Len())
+	}
+}
+
+func TestInvertedRejectsDamage(t *testing.T) {
+	data, _ := mustInverted(t, testDocs()).MarshalBinary()
+	for _, bad := range [][]byte{nil, data[:10], data[:len(data)-1], append(append([]byte{}, data...), 0)} {
+		var v Inverted
+		if err := v.UnmarshalBinary(bad); err == nil {
+			t.Errorf("%d bytes: no error", len(bad))
+		}
+	}
+	// Every single-byte change either fails cleanly or still decodes; none panics.
+	for i := range data {
+		bad := append([]byte{}, data...)
+		bad[i] ^= 0xff
+		var v Inverted
+		if v.UnmarshalBinary(bad) == nil {
+			v.AddScores(NewQuery("helm kubernetes incident"), 1, make([]float64, v.Len()))
+			v.Documents()
+		}
+	}
+}
