@@ -269,6 +269,16 @@ func TestOptimisedCopy(t *testing.T) {
 	made := open(t, m.ID) // skips or fails when the model is missing
 	cache := t.TempDir()
 	src := filepath.Join(made.dir, "model.onnx")
+	// A copy left by an older runtime or cache layout is removed.
+	stale := filepath.Join(cache, "models", filepath.Base(made.dir)+"-0123456789abcdef.onnx")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{stale, stale + ".data"} {
+		if err := os.WriteFile(f, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	first, err := newSession(src, cache)
 	if err != nil {
 		t.Fatal(err)

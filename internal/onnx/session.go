@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -78,7 +79,25 @@ func saveOptimised(path, opt string) (*ort.DynamicAdvancedSession, error) {
 		sess.Destroy()
 		return nil, fmt.Errorf("model cache: %w", err)
 	}
+	removeStale(opt)
 	return sess, nil
+}
+
+// removeStale removes the other optimised copies of the same model from
+// the cache: those of an older runtime, model file or cache layout, which
+// nothing loads any more (each is tens of MB).
+func removeStale(opt string) {
+	base := filepath.Base(opt)
+	i := strings.LastIndexByte(base, '-')
+	if i < 0 {
+		return
+	}
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(opt), base[:i+1]+"*.onnx*"))
+	for _, f := range old {
+		if f != opt && f != opt+".data" {
+			os.Remove(f)
+		}
+	}
 }
 
 // optimisedPath is where the optimised copy of the model at path lives:
