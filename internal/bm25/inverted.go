@@ -1,7 +1,6 @@
 package bm25
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -24,7 +23,7 @@ import (
 //	postings × uint16 document, postings × uint16 count
 //	term bytes: the sorted terms, concatenated
 type Inverted struct {
-	data                          []byte
+	data                          string
 	nDocs, nTerms, nPost, nBytes  int
 	lens, ends, starts, docs, cnt int // offsets of the sections in data
 	terms                         int
@@ -91,7 +90,7 @@ func NewInverted(docs []map[string]int) (*Inverted, error) {
 		out = append(out, t...)
 	}
 	v := &Inverted{}
-	if err := v.UnmarshalBinary(out); err != nil {
+	if err := v.parse(string(out)); err != nil {
 		return nil, err
 	}
 	return v, nil
@@ -100,8 +99,16 @@ func NewInverted(docs []map[string]int) (*Inverted, error) {
 // Len is the number of documents.
 func (v *Inverted) Len() int { return v.nDocs }
 
-func (v *Inverted) u32(section, i int) int { return int(le.Uint32(v.data[section+4*i:])) }
-func (v *Inverted) u16(section, i int) int { return int(le.Uint16(v.data[section+2*i:])) }
+func (v *Inverted) u32(section, i int) int { return u32At(v.data, section+4*i) }
+func (v *Inverted) u16(section, i int) int {
+	at := section + 2*i
+	return int(v.data[at]) | int(v.data[at+1])<<8
+}
+
+// u32At reads the little-endian uint32 at s[at:].
+func u32At(s string, at int) int {
+	return int(s[at]) | int(s[at+1])<<8 | int(s[at+2])<<16 | int(s[at+3])<<24
+}
 
 // term returns the i-th term, or "" when its offsets are damaged.
 func (v *Inverted) term(i int) string {
@@ -112,7 +119,7 @@ func (v *Inverted) term(i int) string {
 	if from > to || to > v.nBytes {
 		return ""
 	}
-	return string(v.data[v.terms+from : v.terms+to])
+	return v.data[v.terms+from : v.terms+to]
 }
 
 // postings returns the range of term i's postings, empty when damaged.
@@ -180,20 +187,33 @@ func (v *Inverted) Documents() []map[string]int {
 
 // MarshalBinary returns the encoded field.
 func (v *Inverted) MarshalBinary() ([]byte, error) {
-	return bytes.Clone(v.data), nil
+	return []byte(v.data), nil
 }
 
 // errBadField is the error of a field that does not decode.
 var errBadField = errors.New("bad BM25 field")
 
-// UnmarshalBinary takes an encoded field, which it keeps and reads in
-// place. It checks the sizes; damage inside (offsets out of range) makes
-// lookups miss, never panic.
+// UnmarshalBinary decodes a field written by MarshalBinary, as Parse does.
 func (v *Inverted) UnmarshalBinary(data []byte) error {
+	return v.parse(string(data))
+}
+
+// Parse takes an encoded field, which it keeps and reads in place (a
+// substring of a larger read stays uncopied). It checks the sizes;
+// damage inside (offsets out of range) makes lookups miss, never panic.
+func Parse(data string) (*Inverted, error) {
+	v := &Inverted{}
+	if err := v.parse(data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (v *Inverted) parse(data string) error {
 	if len(data) < 16 {
 		return fmt.Errorf("%w: %d bytes", errBadField, len(data))
 	}
-	nDocs, nTerms, nPost, nBytes := int(le.Uint32(data)), int(le.Uint32(data[4:])), int(le.Uint32(data[8:])), int(le.Uint32(data[12:]))
+	nDocs, nTerms, nPost, nBytes := u32At(data, 0), u32At(data, 4), u32At(data, 8), u32At(data, 12)
 	if nDocs > MaxDocuments || nTerms > len(data) || nPost > len(data) || nBytes > len(data) ||
 		16+4*nDocs+4*nTerms+4*(nTerms+1)+4*nPost+nBytes != len(data) {
 		return fmt.Errorf("%w: sizes do not add up", errBadField)

@@ -300,8 +300,8 @@ func decodeTable(tbl string, idx *Index) error {
 	if c.bad {
 		return errors.New("body field: cut short")
 	}
-	idx.Body = &bm25.Inverted{}
-	if err := idx.Body.UnmarshalBinary([]byte(body)); err != nil {
+	var err error
+	if idx.Body, err = bm25.Parse(body); err != nil {
 		return err
 	}
 	if idx.Body.Len() != len(idx.Entries) {
