@@ -54,7 +54,13 @@ var (
 // fenced code blocks or log and trace lines, trimmed to MaxQueryChars, and
 // with the hint of its intent (intent.Expand).
 func QueryText(p string) string {
-	return intent.Expand(cleanText(p), intent.Of(p))
+	return QueryTextOf(p, intent.Of(p))
+}
+
+// QueryTextOf is QueryText for a prompt whose intent k the caller has
+// already read.
+func QueryTextOf(p string, k intent.Kind) string {
+	return intent.Expand(cleanText(p), k)
 }
 
 // cleanText is p without a leading /command, fenced code blocks or log and

@@ -179,16 +179,16 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	if o.BodyWeight != nil {
 		bodyWeight = *o.BodyWeight
 	}
+	kind := intent.Of(q.Prompt)
 	var terms bm25.Query
 	if lexWeight != 0 || bodyWeight != 0 {
-		terms = bm25.NewQuery(prompt.QueryText(q.Prompt))
+		terms = bm25.NewQuery(prompt.QueryTextOf(q.Prompt, kind))
 	}
 	var body []float64
 	if bodyWeight != 0 && c.idx.Body != nil && c.idx.Body.Len() == len(c.idx.Entries) {
 		body = make([]float64, len(c.idx.Entries))
 		c.idx.Body.AddScores(terms, bodyWeight, body)
 	}
-	kind := intent.Of(q.Prompt)
 	boostIntent := c.model.IntentBoost
 	if o.IntentBoost != nil {
 		boostIntent = *o.IntentBoost
