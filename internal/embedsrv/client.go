@@ -3,11 +3,11 @@ package embedsrv
 import (
 	"errors"
 	"fmt"
-	"net"
 	"syscall"
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/unixsock"
 )
 
 // Client embeds through the server at Socket when it answers, and with
@@ -69,13 +69,21 @@ func (c *Client) failed(err error) {
 	}
 }
 
+// Ping asks the server whether it answers for this client's model and
+// build, without embedding anything (nor waiting for the model). A server
+// of another version exits on it, as on any request.
+func (c *Client) Ping() error {
+	_, err := c.remote(nil, embed.Query)
+	return err
+}
+
 func (c *Client) remote(texts []string, p embed.Purpose) ([][]float32, error) {
-	conn, err := net.DialTimeout("unix", c.Socket, c.Timeout)
+	conn, err := unixsock.Dial(c.Socket, c.Timeout)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(c.Timeout + time.Duration(len(texts)-1)*c.PerText))
+	conn.SetDeadline(time.Now().Add(c.Timeout + time.Duration(max(len(texts)-1, 0))*c.PerText))
 	m := c.Local.Model()
 	hello := Hello{Protocol: Protocol, Model: m.ID, Build: c.Build}
 	if err := writeFrame(conn, request{Hello: hello, Purpose: p, Texts: texts}); err != nil {
@@ -100,7 +108,7 @@ func (c *Client) remote(texts []string, p embed.Purpose) ([][]float32, error) {
 // Alive reports whether a server answers on socket (it may still be of
 // another version).
 func Alive(socket string) bool {
-	conn, err := net.DialTimeout("unix", socket, 100*time.Millisecond)
+	conn, err := unixsock.Dial(socket, 100*time.Millisecond)
 	if err != nil {
 		return false
 	}

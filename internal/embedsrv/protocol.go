@@ -111,6 +111,12 @@ func Build() string {
 	if err != nil {
 		return "unknown"
 	}
+	return BuildOf(exe)
+}
+
+// BuildOf is the Build of the executable at exe, as that program reports
+// it when it runs from there.
+func BuildOf(exe string) string {
 	st, err := os.Stat(exe)
 	if err != nil {
 		return "unknown"

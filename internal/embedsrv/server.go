@@ -3,13 +3,13 @@ package embedsrv
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/flock"
+	"github.com/skill-inject/ski/internal/unixsock"
 )
 
 // ErrRunning means another server holds the socket's lock.
@@ -64,15 +64,11 @@ func Serve(o ServerOptions) error {
 	if err := os.Remove(o.Socket); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove stale socket: %w", err)
 	}
-	ln, err := net.Listen("unix", o.Socket)
+	ln, err := unixsock.Listen(o.Socket)
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return err
 	}
-	ln.(*net.UnixListener).SetUnlinkOnClose(true)
 	defer ln.Close()
-	if err := os.Chmod(o.Socket, 0o600); err != nil {
-		return fmt.Errorf("socket: %w", err)
-	}
 	s := &server{o: o, emb: emb, ln: ln, cache: newCache(o.CacheSize),
 		hello: Hello{Protocol: Protocol, Model: emb.Model().ID, Build: o.Build}}
 	if o.Hint != nil {
@@ -93,7 +89,7 @@ func Serve(o ServerOptions) error {
 			if stopped {
 				return nil
 			}
-			return fmt.Errorf("accept: %w", err)
+			return err
 		}
 		idle.Reset(o.Idle)
 		wg.Add(1)
@@ -107,7 +103,7 @@ func Serve(o ServerOptions) error {
 type server struct {
 	o       ServerOptions
 	emb     embed.Embedder
-	ln      net.Listener
+	ln      *unixsock.Listener
 	hello   Hello
 	mu      sync.Mutex // guards emb, cache and stopped
 	cache   *cache
@@ -122,7 +118,7 @@ func (s *server) stop() {
 }
 
 // handle answers one request.
-func (s *server) handle(conn net.Conn) {
+func (s *server) handle(conn *os.File) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(time.Minute))
 	var req request
@@ -134,6 +130,12 @@ func (s *server) handle(conn net.Conn) {
 		resp.Error = fmt.Sprintf("%v: server %+v, client %+v", errMismatch, s.hello, req.Hello)
 		writeFrame(conn, resp)
 		s.stop() // a newer binary or another model is in use: make way
+		return
+	}
+	if len(req.Texts) == 0 {
+		// A handshake only: answered without waiting for the model.
+		resp.Dim = s.emb.Model().Dim
+		writeFrame(conn, resp)
 		return
 	}
 	vecs, err := s.embed(req.Texts, req.Purpose)

@@ -1,0 +1,124 @@
+//go:build unix
+
+// Package unixsock dials and listens on unix stream sockets with plain
+// system calls, handing out connections as *os.File (which take deadlines
+// through the runtime poller). It stands in for package net, whose cgo DNS
+// resolver makes every binary that imports it dynamically linked: ski-embed's
+// query path talks to the embed server with this package and so starts as a
+// static binary in ~2 ms instead of ~3 ms.
+package unixsock
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Dial connects to the socket at path, giving up after timeout. The errors
+// of a missing socket file or a socket nobody listens on wrap
+// syscall.ENOENT and syscall.ECONNREFUSED.
+func Dial(path string, timeout time.Duration) (*os.File, error) {
+	addr := &syscall.SockaddrUnix{Name: path}
+	deadline := time.Now().Add(timeout)
+	for {
+		fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return nil, &os.PathError{Op: "dial", Path: path, Err: err}
+		}
+		err = syscall.Connect(fd, addr)
+		if err == nil {
+			return os.NewFile(uintptr(fd), path), nil
+		}
+		syscall.Close(fd)
+		// A full backlog: the listener is busy; try again shortly.
+		if !errors.Is(err, syscall.EAGAIN) || time.Now().After(deadline) {
+			return nil, &os.PathError{Op: "dial", Path: path, Err: err}
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Listener accepts connections on a unix socket it created.
+type Listener struct {
+	f      *os.File
+	rc     syscall.RawConn
+	path   string
+	once   sync.Once
+	closed atomic.Bool
+}
+
+// ErrClosed is returned by Accept once the listener is closed.
+var ErrClosed = errors.New("listener closed")
+
+// Listen creates the socket file at path (which must not exist) with mode
+// 0600 and listens on it.
+func Listen(path string) (*Listener, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "listen", Path: path, Err: err}
+	}
+	// The socket file is made with this umask; it is tightened below too,
+	// but never open to others even for a moment.
+	old := syscall.Umask(0o177)
+	err = syscall.Bind(fd, &syscall.SockaddrUnix{Name: path})
+	syscall.Umask(old)
+	if err == nil {
+		err = syscall.Listen(fd, syscall.SOMAXCONN)
+	}
+	if err == nil {
+		err = os.Chmod(path, 0o600)
+	}
+	if err != nil {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "listen", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("listen %s: %w", path, err)
+	}
+	return &Listener{f: f, rc: rc, path: path}, nil
+}
+
+// Accept waits for the next connection. It returns ErrClosed once Close
+// has been called.
+func (l *Listener) Accept() (*os.File, error) {
+	var nfd int
+	var aerr error
+	err := l.rc.Read(func(fd uintptr) bool {
+		for {
+			nfd, _, aerr = syscall.Accept4(int(fd), syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)
+			if !errors.Is(aerr, syscall.EINTR) {
+				return !errors.Is(aerr, syscall.EAGAIN)
+			}
+		}
+	})
+	if l.closed.Load() {
+		return nil, ErrClosed
+	}
+	if err == nil {
+		err = aerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("accept on %s: %w", l.path, err)
+	}
+	return os.NewFile(uintptr(nfd), l.path), nil
+}
+
+// Close stops listening and removes the socket file; a waiting Accept
+// returns ErrClosed.
+func (l *Listener) Close() error {
+	var err error
+	l.once.Do(func() {
+		l.closed.Store(true)
+		os.Remove(l.path)
+		err = l.f.Close()
+	})
+	return err
+}
