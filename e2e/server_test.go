@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -97,5 +99,64 @@ func TestServerIdleExit(t *testing.T) {
 	}
 	if socks, _ := filepath.Glob(filepath.Join(w.home, ".local", "state", "ski", "run", "*.sock")); len(socks) != 0 {
 		t.Fatalf("socket left behind: %v", socks)
+	}
+}
+
+// ski-embed itself links no model runtime: with a server up it answers
+// queries alone (here ski-embed-onnx cannot even be run), with the vector
+// the model gives in process; with no server it hands the query to
+// ski-embed-onnx, and says so clearly when that cannot run.
+func TestQueryFrontNeedsOnlyTheServer(t *testing.T) {
+	w := newWorld(t)
+	realModel(t, w)
+	w.extra = append(w.extra, "SKI_EMBED_SERVER=1")
+	// A bin directory of the world's own, so the runtime binary can be
+	// made unrunnable without touching other tests'.
+	bin := t.TempDir()
+	for _, name := range []string{"ski-embed", "ski-embed-onnx"} {
+		b, err := os.ReadFile(filepath.Join(binDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bin, name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	event := withPrompt(t, w.payload("claude-prompt.json"), "create a helm chart for our api service")
+	vector := func(r result) string {
+		t.Helper()
+		if r.code != 0 {
+			t.Fatalf("query: %+v", r)
+		}
+		var q struct {
+			Kind   string    `json:"kind"`
+			Vector []float32 `json:"vector"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &q); err != nil || q.Kind != "query" || len(q.Vector) != 384 {
+			t.Fatalf("query record %q: %v", r.stdout, err)
+		}
+		return fmt.Sprint(q.Vector)
+	}
+	// Cold: no server; the front hands off and the model runs in process
+	// (and starts a server on its way out).
+	cold := vector(w.run(event, filepath.Join(bin, "ski-embed"), "--query"))
+	pid := w.serverPID(20 * time.Second)
+	if pid == 0 {
+		t.Fatal("no server started")
+	}
+	if err := os.Chmod(filepath.Join(bin, "ski-embed-onnx"), 0); err != nil {
+		t.Fatal(err)
+	}
+	warm := vector(w.run(event, filepath.Join(bin, "ski-embed"), "--query"))
+	if warm != cold {
+		t.Fatalf("vector through the server differs from the in-process one")
+	}
+	w.stopServers()
+	for end := time.Now().Add(10 * time.Second); syscall.Kill(pid, 0) == nil && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	r := w.run(event, filepath.Join(bin, "ski-embed"), "--query")
+	if r.code != 1 || !strings.Contains(r.stderr, "ski-embed-onnx") || r.stdout != "" {
+		t.Fatalf("no server and no runtime binary: %+v", r)
 	}
 }

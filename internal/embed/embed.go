@@ -181,6 +181,12 @@ func Register(name string, open func(Model, Env) (Embedder, error), check func(M
 	backends[name] = backend{open: open, check: check}
 }
 
+// BuiltIn reports whether models of backend can be opened by this binary.
+func BuiltIn(backend string) bool {
+	_, ok := backends[backend]
+	return ok || backend == "lexical"
+}
+
 // Dot returns the dot product of two vectors of equal length, which is their
 // cosine similarity when both are unit vectors.
 func Dot(a, b []float32) float64 {
@@ -208,13 +214,10 @@ func Normalize(v []float32) {
 }
 
 // DefaultModel is the model used when the config names none:
-// bge-small-en-v1.5-q when the ONNX backend is built in, else the lexical one.
-func DefaultModel() string {
-	if _, ok := backends["onnx"]; ok {
-		return "bge-small-en-v1.5-q"
-	}
-	return LexicalID
-}
+// bge-small-en-v1.5-q, or the lexical one in a build with the ski_lexical_only
+// tag. It depends on the build's tags, not on the backends this binary
+// registers, so ski-embed and ski-embed-onnx agree.
+func DefaultModel() string { return defaultModel }
 
 // Queries embeds prompts' texts as queries. An empty text (a bare "/name"
 // command, a pasted trace with nothing else) gets the zero vector, which is

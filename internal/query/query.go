@@ -41,6 +41,9 @@ type Options struct {
 	// Wrap, when set, wraps the embedder of automatic indexes (with an
 	// embed server client, say).
 	Wrap func(embed.Embedder) embed.Embedder
+	// Auto, when set, is the embedder of automatic indexes, used as it is
+	// instead of opening Model.
+	Auto embed.Embedder
 	// Written, when set, is called once every record is written and
 	// flushed, before the embedders are released. Releasing a loaded model
 	// (and starting a server for next time) takes a while; ski-embed closes
@@ -106,11 +109,15 @@ func (q *querier) embedder(model string) (embed.Embedder, error) {
 // autoEmbedder is the wanted model, or the lexical stand-in.
 func (q *querier) autoEmbedder() embed.Embedder {
 	if q.auto == nil {
-		q.auto = embed.OpenOrLexical(q.o.Model, q.o.Embed, q.o.Warn)
-		if q.o.Wrap != nil {
-			q.auto = q.o.Wrap(q.auto)
+		e := q.o.Auto
+		if e == nil {
+			e = embed.OpenOrLexical(q.o.Model, q.o.Embed, q.o.Warn)
+			if q.o.Wrap != nil {
+				e = q.o.Wrap(e)
+			}
 		}
-		q.embedders[q.auto.Model().ID] = q.auto
+		q.auto = e
+		q.embedders[e.Model().ID] = e
 	}
 	return q.auto
 }

@@ -1,4 +1,4 @@
-package main
+package embedcmd
 
 import (
 	"errors"
@@ -61,6 +61,39 @@ func (s server) wrap(e embed.Embedder) embed.Embedder {
 	return &embedsrv.Client{Local: e, Socket: sock, Build: embedsrv.Build(),
 		Timeout: serverTimeout, PerText: serverPerText,
 		Start: func() error { return s.spawn(m.ID, startDelay) }, Log: s.warn}
+}
+
+// remote returns a client of the embed server for m, which this binary
+// cannot load, when one of the runtime binary's build answers a
+// handshake; else nil (and the caller hands off). Should the server stop
+// answering later, its Embed fails rather than loading the model.
+func (s server) remote(m embed.Model) *embedsrv.Client {
+	if s.env.Getenv("SKI_EMBED_SERVER") == "0" {
+		return nil
+	}
+	sock, err := s.socket(m.ID)
+	if err != nil {
+		return nil
+	}
+	exe, err := runtimeBinaryPath(RuntimeBinary)
+	if err != nil {
+		return nil
+	}
+	c := &embedsrv.Client{Local: unloadable{m}, Socket: sock, Build: embedsrv.BuildOf(exe),
+		Timeout: serverTimeout, PerText: serverPerText, Log: s.warn}
+	if c.Ping() != nil {
+		return nil
+	}
+	return c
+}
+
+// unloadable stands in for a model this binary has no runtime for.
+type unloadable struct{ m embed.Model }
+
+func (u unloadable) Model() embed.Model { return u.m }
+func (u unloadable) Close() error       { return nil }
+func (u unloadable) Embed([]string, embed.Purpose) ([][]float32, error) {
+	return nil, fmt.Errorf("the embed server stopped answering, and this binary cannot load %s (%s can)", u.m.ID, RuntimeBinary)
 }
 
 // spawn starts a detached "ski-embed --serve" for model, which waits delay

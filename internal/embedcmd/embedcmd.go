@@ -1,0 +1,244 @@
+// Package embedcmd is the ski-embed command. It is built into two
+// binaries: ski-embed, a static, pure-Go front that answers prompt queries
+// through a running embed server (starting in ~2 ms rather than the ~4.5 ms
+// of a binary linking the model runtime), and ski-embed-onnx, which links
+// the model runtime and does everything else. The front hands whatever it
+// cannot do to ski-embed-onnx by exec, before it has read any input, so
+// both behave as one command.
+package embedcmd
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/ndjson"
+	"github.com/skill-inject/ski/internal/query"
+	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/settings"
+	"github.com/skill-inject/ski/internal/vecfile"
+	"github.com/skill-inject/ski/internal/xdg"
+)
+
+//go:embed usage.txt
+var usage string
+
+// Program is ski-embed as one binary builds it.
+type Program struct {
+	// Fetch downloads a model's files (--fetch); nil when HandOff does it.
+	Fetch func(env cli.Env, id string) error
+	// HandOff, when set, replaces this process with the binary that links
+	// the model runtime, given the same arguments; it returns only on
+	// failure. It is called before any input is read, for every run that
+	// needs a model this binary has not built in, or Fetch.
+	HandOff func() error
+}
+
+// Run runs ski-embed with env.
+func (p Program) Run(env cli.Env) error {
+	fs := cli.NewFlags("ski-embed", usage, env)
+	indexPath := fs.String("index", "", "the vector index `file` to write (with scan records) or read (with --query)")
+	queryMode := fs.Bool("query", false, "read prompt events and attach query vectors")
+	refresh := fs.Bool("refresh", false, "bring the automatic index of each event's project up to date")
+	serveMode := fs.Bool("serve", false, "keep the model loaded and embed for other ski-embed processes over a unix socket until idle")
+	detach := fs.Bool("detach", false, "with --serve: start the server in the background and return at once")
+	idle := fs.Duration("idle", 30*time.Minute, "with --serve: exit after this long without a request")
+	delay := fs.Duration("delay", 0, "with --serve: wait this long before loading the model")
+	fetchMode := fs.Bool("fetch", false, "download a model's files from Hugging Face (HF_ENDPOINT, HF_TOKEN) into $XDG_DATA_HOME/ski/models; the model is the argument or --model")
+	host := fs.String("host", record.HostClaude, "host whose skill roots are used: claude or opencode")
+	model := fs.String("model", "", "model `id` for a new index (default from config, else "+embed.DefaultModel()+")")
+	runtime := fs.String("onnxruntime", "", "ONNX Runtime shared library `file` (default: config onnxruntime, $ONNXRUNTIME_SHARED_LIBRARY_PATH, beside the executable, $XDG_DATA_HOME/ski/runtime, the system loader path)")
+	maxLine := fs.Int("max-line", 512<<10, "longest input line in `bytes` (a longer prompt is refused)")
+	if err := cli.Parse(fs, env); err != nil {
+		return err
+	}
+	if *fetchMode {
+		if fs.NArg() > 1 {
+			return cli.Usagef("--fetch takes one model id, got %d", fs.NArg())
+		}
+		if p.Fetch == nil {
+			return p.handOff()
+		}
+		id := fs.Arg(0)
+		if id == "" {
+			id = *model
+		}
+		return p.Fetch(env, id)
+	}
+	if fs.NArg() > 0 {
+		return cli.Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if *host != record.HostClaude && *host != record.HostOpencode {
+		return cli.Usagef("--host %q: want claude or opencode", *host)
+	}
+	modes := 0
+	for _, on := range []bool{*queryMode, *refresh, *serveMode, *indexPath != "" && !*queryMode} {
+		if on {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return cli.Usagef("give exactly one of --index FILE, --query, --refresh, --serve or --fetch")
+	}
+	if (*detach || *delay != 0) && !*serveMode {
+		return cli.Usagef("--detach and --delay go with --serve")
+	}
+	dirs := xdg.Resolve(env.Getenv)
+	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-embed: warning: %s\n", msg) }
+	cwd, _ := os.Getwd()
+	res := &settings.Resolver{ConfigDir: dirs.Config, Warn: warn}
+	if *model == "" {
+		*model = res.Model(cwd)
+	}
+	m, err := embed.Lookup(*model)
+	if err != nil {
+		return cli.Usagef("--model: %v", err)
+	}
+	so := scan.FromEnv(env.Getenv, *host, cwd, res.Config(cwd).ExtraRoots, warn)
+	eenv := embed.Env{Getenv: env.Getenv, Runtime: *runtime}
+	if eenv.Runtime == "" {
+		eenv.Runtime = res.Config(cwd).OnnxRuntime
+	}
+	srv := server{env: env, dirs: dirs, embed: eenv, runtime: *runtime, warn: warn}
+	if p.HandOff != nil && !embed.BuiltIn(m.Backend) {
+		// Only a query on the automatic index can be answered here, and
+		// only through a server that is up.
+		remote := srv.remote(m)
+		if !*queryMode || *indexPath != "" || remote == nil {
+			return p.handOff()
+		}
+		return query.Run(query.Options{
+			Host: *host, Model: *model, Auto: remote, CacheDir: dirs.Cache,
+			Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now,
+			Written: func() { closeOutput(env) },
+		}, env.Stdin, env.Stdout)
+	}
+	if *serveMode {
+		return srv.serve(*model, *idle, *delay, *detach)
+	}
+	if *queryMode {
+		return query.Run(query.Options{
+			Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
+			Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap,
+			Written: func() { closeOutput(env) },
+		}, env.Stdin, env.Stdout)
+	}
+	emb := srv.wrap(embed.OpenOrLexical(*model, eenv, warn))
+	defer emb.Close()
+	if *refresh {
+		return refreshAll(env, so, dirs.Cache, emb, *maxLine, warn)
+	}
+	return buildIndex(env, *indexPath, emb, *maxLine, warn)
+}
+
+// handOff hands the run to the binary that links the model runtime.
+func (p Program) handOff() error {
+	if p.HandOff == nil {
+		return fmt.Errorf("this ski-embed cannot hand off to the model runtime")
+	}
+	return p.HandOff()
+}
+
+// closeOutput closes standard output when it is a file, so the next stage
+// of a pipeline reads the end of its input now rather than when this
+// process has released its model and exited.
+func closeOutput(env cli.Env) {
+	if f, ok := env.Stdout.(*os.File); ok {
+		f.Close()
+	}
+}
+
+// indexLine is the summary record --index and --refresh print.
+type indexLine struct {
+	Kind     string `json:"kind"`
+	Path     string `json:"path"`
+	Model    string `json:"model"`
+	Count    int    `json:"count"`
+	Embedded int    `json:"embedded"`
+	Reused   int    `json:"reused"`
+	Removed  int    `json:"removed"`
+	Errors   int    `json:"errors"`
+}
+
+func buildIndex(env cli.Env, path string, emb embed.Embedder, maxLine int, warn func(string)) error {
+	model := emb.Model().ID
+	r := ndjson.NewReader(env.Stdin, "<stdin>", maxLine)
+	var skills []record.Skill
+	errs := 0
+	if err := r.Each(func(line []byte) error {
+		switch k := gjson.GetBytes(line, "kind").Str; k {
+		case record.KindError:
+			errs++
+			return nil
+		case record.KindSkill:
+		default:
+			return r.Errorf("kind %q, want %q (pipe ski-scan into ski-embed --index)", k, record.KindSkill)
+		}
+		var s record.Skill
+		if err := json.Unmarshal(line, &s); err != nil {
+			return r.Errorf("decode skill: %w", err)
+		}
+		if s.ID == "" || s.Hash == "" {
+			return r.Errorf("skill record needs id and hash")
+		}
+		skills = append(skills, s)
+		return nil
+	}); err != nil {
+		return err
+	}
+	old := index.ReadOld(path, warn)
+	if old != nil && old.Header.Model != model {
+		warn(fmt.Sprintf("index was built with %s; rebuilding it with %s", old.Header.Model, model))
+	}
+	idx, stats, err := index.Build(skills, old, emb, time.Now())
+	if err != nil {
+		return err
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if err := vecfile.Write(path, idx); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "ski-embed: %s: %d skills (%s) with %s\n", path, len(skills), stats, model)
+	w := ndjson.NewWriter(env.Stdout)
+	if err := w.Encode(indexLine{Kind: "index", Path: path, Model: model, Count: len(skills),
+		Embedded: stats.Embedded, Reused: stats.Reused, Removed: stats.Removed, Errors: errs}); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+func refreshAll(env cli.Env, so scan.Options, cacheDir string, emb embed.Embedder, maxLine int, warn func(string)) error {
+	model := emb.Model().ID
+	r := ndjson.NewReader(env.Stdin, "<stdin>", maxLine)
+	w := ndjson.NewWriter(env.Stdout)
+	if err := r.Each(func(line []byte) error {
+		o := so
+		if cwd := gjson.GetBytes(line, "cwd").Str; filepath.IsAbs(cwd) {
+			o.Cwd = cwd
+		}
+		path := index.PathFor(cacheDir, o.Host, model, query.RootPaths(scan.Roots(o)))
+		stats, err := query.Rebuild(path, o, emb, warn, time.Now())
+		if err != nil {
+			return r.Errorf("%w", err)
+		}
+		if err := w.Encode(indexLine{Kind: "index", Path: path, Model: model,
+			Count: stats.Embedded + stats.Reused, Embedded: stats.Embedded, Reused: stats.Reused, Removed: stats.Removed}); err != nil {
+			return err
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return w.Flush()
+}
