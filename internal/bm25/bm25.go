@@ -142,17 +142,23 @@ func (s Stats) Score(q Query, doc map[string]int) float64 {
 	if len(doc) == 0 || s.AvgLen == 0 {
 		return 0
 	}
-	dl := 0
-	for _, n := range doc {
-		dl += n
-	}
-	norm := k1 * (1 - b + b*float64(dl)/s.AvgLen)
-	score := 0.0
+	score, norm := 0.0, -1.0
 	for _, t := range q {
-		if tf, ok := doc[t]; ok {
-			f := float64(tf)
-			score += s.IDF[t] * f * (k1 + 1) / (f + norm)
+		tf, ok := doc[t]
+		if !ok {
+			continue
 		}
+		// The document's length, counted only for a document q matches:
+		// most match none of a prompt's terms.
+		if norm < 0 {
+			dl := 0
+			for _, n := range doc {
+				dl += n
+			}
+			norm = k1 * (1 - b + b*float64(dl)/s.AvgLen)
+		}
+		f := float64(tf)
+		score += s.IDF[t] * f * (k1 + 1) / (f + norm)
 	}
 	return score
 }
