@@ -46,7 +46,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -155,7 +155,21 @@ func readFile(path string, upto part) (*Index, error) {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
 	defer f.Close()
-	idx, err := decode(f, upto)
+	var data string
+	switch upto {
+	case headerOnly:
+		data, err = readPrefix(f)
+	case ranking:
+		data, err = mapFile(f)
+	default:
+		var b []byte
+		b, err = io.ReadAll(f)
+		data = string(b)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read index %s: %w", path, err)
+	}
+	idx, err := decode(data, upto)
 	if err != nil {
 		if !errors.Is(err, ErrCorrupt) {
 			err = fmt.Errorf("%w: %v", ErrCorrupt, err)
@@ -165,23 +179,52 @@ func readFile(path string, upto part) (*Index, error) {
 	return idx, nil
 }
 
-// decode reads an index from r up to the given part, and no further.
-func decode(r io.Reader, upto part) (*Index, error) {
-	var head [len(magic) + 2]byte
-	if _, err := io.ReadFull(r, head[:]); err != nil || string(head[:len(magic)]) != magic {
+// prefixLen is the length of the magic, the version and the header's size.
+const prefixLen = len(magic) + 2 + 4
+
+// readPrefix reads the magic, version and header of an index, and no more.
+func readPrefix(r io.Reader) (string, error) {
+	b := make([]byte, prefixLen)
+	if n, err := io.ReadFull(r, b); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return string(b[:n]), nil // too short: decode says what is wrong
+		}
+		return "", err
+	}
+	size := binary.LittleEndian.Uint32(b[prefixLen-4:])
+	if size > maxHeader {
+		return string(b), nil
+	}
+	b = append(b, make([]byte, size)...)
+	n, err := io.ReadFull(r, b[prefixLen:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	return string(b[:prefixLen+n]), nil
+}
+
+// decode reads an index from data up to the given part, and no further.
+// The entries' strings are substrings of data.
+func decode(data string, upto part) (*Index, error) {
+	c := &cursor{s: data}
+	if c.take(len(magic)) != magic {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorrupt)
 	}
-	if v := binary.LittleEndian.Uint16(head[len(magic):]); v != Version {
-		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, v, Version)
+	if v := c.take(2); len(v) < 2 || binary.LittleEndian.Uint16([]byte(v)) != Version {
+		got := -1
+		if len(v) == 2 {
+			got = int(binary.LittleEndian.Uint16([]byte(v)))
+		}
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, got, Version)
 	}
 	idx := &Index{}
-	if err := readHeader(r, &idx.Header); err != nil {
+	if err := decodeHeader(c, &idx.Header); err != nil {
 		return nil, fmt.Errorf("header: %w", err)
 	}
 	if upto == headerOnly {
 		return idx, nil
 	}
-	tbl, err := readChecked(r)
+	tbl, err := c.checked()
 	if err != nil {
 		return nil, fmt.Errorf("table: %w", err)
 	}
@@ -191,7 +234,7 @@ func decode(r io.Reader, upto part) (*Index, error) {
 	if upto == ranking {
 		return idx, nil
 	}
-	packed, err := readChecked(r)
+	packed, err := c.checked()
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
@@ -202,57 +245,28 @@ func decode(r io.Reader, upto part) (*Index, error) {
 	if err := decodeRecords(recs, idx); err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
-	if n, _ := r.Read(head[:1]); n > 0 {
+	if len(c.s) > 0 {
 		return nil, fmt.Errorf("%w: trailing data", ErrCorrupt)
 	}
 	return idx, nil
 }
 
-func readHeader(r io.Reader, h *Header) error {
-	var n [4]byte
-	if _, err := io.ReadFull(r, n[:]); err != nil {
-		return err
-	}
-	size := binary.LittleEndian.Uint32(n[:])
+func decodeHeader(c *cursor, h *Header) error {
+	size := c.u32()
 	if size > maxHeader {
 		return fmt.Errorf("%w: header of %d bytes", ErrCorrupt, size)
 	}
-	b := make([]byte, size)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return err
+	b := c.take(int(size))
+	if c.bad {
+		return io.ErrUnexpectedEOF
 	}
-	if err := json.Unmarshal(b, h); err != nil {
+	if err := json.Unmarshal([]byte(b), h); err != nil {
 		return err
 	}
 	if h.Dim <= 0 || h.Dim > 8192 || h.Count < 0 || h.Count > 1_000_000 {
 		return fmt.Errorf("%w: implausible dim=%d count=%d", ErrCorrupt, h.Dim, h.Count)
 	}
 	return nil
-}
-
-// readChecked reads what appendChecked wrote into a string, checking the
-// sum on the way, so the table's strings need no copy of their own.
-func readChecked(r io.Reader) (string, error) {
-	var head [8]byte
-	if _, err := io.ReadFull(r, head[:]); err != nil {
-		return "", err
-	}
-	n, sum := binary.LittleEndian.Uint32(head[:]), binary.LittleEndian.Uint32(head[4:])
-	if n > maxSection {
-		return "", fmt.Errorf("%w: section of %d bytes", ErrCorrupt, n)
-	}
-	var b strings.Builder
-	b.Grow(int(min(n, 64<<20))) // a corrupt length reserves no more
-	crc := crc32.NewIEEE()
-	if m, err := io.Copy(io.MultiWriter(&b, crc), io.LimitReader(r, int64(n))); err != nil {
-		return "", err
-	} else if m < int64(n) {
-		return "", io.ErrUnexpectedEOF
-	}
-	if crc.Sum32() != sum {
-		return "", fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
-	}
-	return b.String(), nil
 }
 
 // decodeTable reads the table. Terms and names are substrings of tbl,
@@ -569,6 +583,22 @@ func (c *cursor) n() int {
 }
 
 func (c *cursor) str() string { return c.take(c.n()) }
+
+// checked reads what appendChecked wrote, checking its sum.
+func (c *cursor) checked() (string, error) {
+	n, sum := c.u32(), c.u32()
+	if n > maxSection {
+		return "", fmt.Errorf("%w: section of %d bytes", ErrCorrupt, n)
+	}
+	b := c.take(int(n))
+	if c.bad {
+		return "", io.ErrUnexpectedEOF
+	}
+	if crc32.ChecksumIEEE(unsafe.Slice(unsafe.StringData(b), len(b))) != sum {
+		return "", fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	}
+	return b, nil
+}
 
 func (c *cursor) list() []string {
 	n := c.n()

@@ -1,0 +1,34 @@
+//go:build unix
+
+package vecfile
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// mapFile maps f read-only and returns its bytes as a string, so ranking
+// reads the index where the page cache holds it instead of copying it.
+// The mapping is never undone: a ranking index lives as long as the
+// process, and ski replaces an index by renaming a new file over it, which
+// leaves a mapped old file whole.
+func mapFile(f *os.File) (string, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	size := st.Size()
+	if size == 0 {
+		return "", nil
+	}
+	if size != int64(int(size)) {
+		return "", fmt.Errorf("%d bytes is too large to map", size)
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return "", fmt.Errorf("map: %w", err)
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+}
