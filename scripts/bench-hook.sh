@@ -107,9 +107,10 @@ hyperfine --style none --export-json "$tmp/h.json" --runs "$runs" --prepare "$tm
 stats "cold (no server)" "$tmp/h.json"
 rss "$repo/scripts/bench-hook.sh --stop $tmp; $hook"
 
-# Warm: the server started as session-start starts it.
+# Warm: the server started by the session-start hook, as a host starts it
+# (with the hook's environment, GOMAXPROCS=1 included).
 stop_server
-bin/ski-embed --serve --detach
+bash "$repo/scripts/hook-claude.sh" session-start <"$start" >/dev/null
 for _ in $(seq 500); do [ -S "$(ls "$tmp"/run/ski/*.sock 2>/dev/null | head -1)" ] && break; sleep 0.01; done
 echo 0 >"$tmp/n"
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --prepare "$tmp/next" "$hook" >/dev/null

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -127,6 +128,14 @@ func (s server) serve(model string, idle, delay time.Duration, detach bool) erro
 	}
 	if detach {
 		return s.spawn(model, delay)
+	}
+	// The model runs in a C call that holds a P until the Go runtime's
+	// monitor takes it back, which an idle process does only every few
+	// milliseconds: with one P (the hooks run their stages with
+	// GOMAXPROCS=1, and a server started from a hook inherits it) a
+	// handshake waited behind the model. A second P answers at once.
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
 	}
 	sock, err := s.socket(model)
 	if err != nil {
