@@ -8,6 +8,7 @@ import (
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/render"
 	"github.com/skill-inject/ski/internal/settings"
+	"github.com/skill-inject/ski/internal/skill"
 	"github.com/skill-inject/ski/internal/xdg"
 )
 
@@ -38,7 +39,7 @@ func run(env cli.Env) error {
 			}
 			return s, err
 		},
-		ReadBody: render.ReadBody,
+		ReadBody: skill.ReadBodyAndFiles,
 		MaxLine:  *maxLine,
 	}, env.Stdin, env.Stdout)
 }

@@ -1,4 +1,4 @@
-package render
+package skill
 
 import (
 	"fmt"
@@ -6,21 +6,20 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/skill-inject/ski/internal/skill"
 )
 
 // maxBundled bounds the list of bundled files named in body mode.
 const maxBundled = 40
 
-// ReadBody reads the SKILL.md at path (which must be named SKILL.md) and
-// returns its body without frontmatter, and the files bundled in dir, up to
-// two levels deep, hidden ones left out.
-func ReadBody(path, dir string) (string, []string, error) {
-	if filepath.Base(path) != skill.FileName {
-		return "", nil, fmt.Errorf("%s: not a %s", path, skill.FileName)
+// ReadBodyAndFiles reads the SKILL.md at path (which must be named
+// SKILL.md) and returns its body without frontmatter, and the files bundled
+// in dir, up to two levels deep, hidden ones left out: what ski-render
+// injects in body mode.
+func ReadBodyAndFiles(path, dir string) (string, []string, error) {
+	if filepath.Base(path) != FileName {
+		return "", nil, fmt.Errorf("%s: not a %s", path, FileName)
 	}
-	body, err := skill.ReadBody(path)
+	body, err := ReadBody(path)
 	if err != nil {
 		return "", nil, err
 	}
@@ -47,7 +46,7 @@ func bundled(dir string) []string {
 			}
 			return nil
 		}
-		if rel != skill.FileName && len(files) < maxBundled {
+		if rel != FileName && len(files) < maxBundled {
 			files = append(files, filepath.ToSlash(rel))
 		}
 		return nil
