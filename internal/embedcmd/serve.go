@@ -12,6 +12,7 @@ import (
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/embedsrv"
+	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/xdg"
 )
@@ -59,7 +60,7 @@ func (s server) wrap(e embed.Embedder) embed.Embedder {
 		s.warn(fmt.Sprintf("embed server: %v; embedding in process", err))
 		return e
 	}
-	return &embedsrv.Client{Local: e, Socket: sock, Build: embedsrv.Build(),
+	return &embedsrv.Client{Local: e, Socket: sock, Build: embedsrv.Build(), QueryText: prompt.QueryText,
 		Timeout: serverTimeout, PerText: serverPerText,
 		Start: func() error { return s.spawn(m.ID, startDelay) }, Log: s.warn}
 }
@@ -80,7 +81,7 @@ func (s server) remote(m embed.Model) *embedsrv.Client {
 	if err != nil {
 		return nil
 	}
-	c := &embedsrv.Client{Local: unloadable{m}, Socket: sock, Build: embedsrv.BuildOf(exe),
+	c := &embedsrv.Client{Local: unloadable{m}, Socket: sock, Build: embedsrv.BuildOf(exe), QueryText: prompt.QueryText,
 		Timeout: serverTimeout, PerText: serverPerText, Log: s.warn}
 	if c.Ping() != nil {
 		return nil
@@ -141,7 +142,7 @@ func (s server) serve(model string, idle, delay time.Duration, detach bool) erro
 	if err != nil {
 		return err
 	}
-	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256, Hint: query.Hint,
+	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256, Hint: query.Hint, QueryText: prompt.QueryText,
 		Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
 	if errors.Is(err, embedsrv.ErrRunning) {
 		return nil

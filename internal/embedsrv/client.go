@@ -27,6 +27,9 @@ type Client struct {
 	Start func() error
 	// Log receives one line when a server was there but failed.
 	Log func(string)
+	// QueryText turns a prompt into the text embedded for it
+	// (prompt.QueryText), for EmbedPrompts when it embeds in process.
+	QueryText func(prompt string) string
 
 	off, start bool
 }
@@ -57,6 +60,29 @@ func (c *Client) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
 	return c.Local.Embed(texts, p)
 }
 
+// EmbedPrompts embeds the query texts of prompts, as embed.Queries does.
+// The server reads the prompts itself, where the patterns that read them
+// are compiled already; this process need not compile them. When the
+// server does not answer, they are read here and embedded in process.
+func (c *Client) EmbedPrompts(prompts []string) ([][]float32, error) {
+	if !c.off {
+		vecs, err := c.call(request{Purpose: embed.Query, Texts: prompts, Prompts: true})
+		if err == nil {
+			return vecs, nil
+		}
+		c.off = true
+		c.failed(err)
+	}
+	if c.QueryText == nil {
+		return nil, errors.New("embed server client: no QueryText to read prompts in process")
+	}
+	texts := make([]string, len(prompts))
+	for i, p := range prompts {
+		texts[i] = c.QueryText(p)
+	}
+	return embed.Queries(c.Local, texts)
+}
+
 // failed notes that a server should be started when none listens, and
 // reports other failures.
 func (c *Client) failed(err error) {
@@ -78,6 +104,12 @@ func (c *Client) Ping() error {
 }
 
 func (c *Client) remote(texts []string, p embed.Purpose) ([][]float32, error) {
+	return c.call(request{Purpose: p, Texts: texts})
+}
+
+// call sends req (its Hello filled in) and returns the vectors of its texts.
+func (c *Client) call(req request) ([][]float32, error) {
+	texts := req.Texts
 	conn, err := unixsock.Dial(c.Socket, c.Timeout)
 	if err != nil {
 		return nil, err
@@ -86,7 +118,8 @@ func (c *Client) remote(texts []string, p embed.Purpose) ([][]float32, error) {
 	conn.SetDeadline(time.Now().Add(c.Timeout + time.Duration(max(len(texts)-1, 0))*c.PerText))
 	m := c.Local.Model()
 	hello := Hello{Protocol: Protocol, Model: m.ID, Build: c.Build}
-	if err := writeFrame(conn, request{Hello: hello, Purpose: p, Texts: texts}); err != nil {
+	req.Hello = hello
+	if err := writeFrame(conn, req); err != nil {
 		return nil, fmt.Errorf("send: %w", err)
 	}
 	var resp response

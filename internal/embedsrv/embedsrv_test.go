@@ -330,3 +330,62 @@ func TestRunDirRefusesOpenDirectory(t *testing.T) {
 		t.Fatalf("XDG_RUNTIME_DIR: %q %v", dir, err)
 	}
 }
+
+// Prompts are read by the server (its QueryText) and embedded as
+// embed.Queries would, a blank query text getting the zero vector; with no
+// server the client reads them itself. A handshake embeds nothing.
+func TestPrompts(t *testing.T) {
+	queryText := func(p string) string { return strings.TrimPrefix(p, "/cmd") }
+	prompts := []string{"/cmd write a blameless postmortem", "/cmd", "create a helm chart"}
+	texts := make([]string, len(prompts))
+	for i, p := range prompts {
+		texts[i] = queryText(p)
+	}
+	want, err := embed.Queries(embed.NewLexical(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := socket(t)
+	model := &counted{Embedder: embed.NewLexical()}
+	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1", CacheSize: 8, QueryText: queryText,
+		Open: func() (embed.Embedder, error) { return model, nil }})
+	for i := 0; i < 500 && !Alive(sock); i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	c, l, _ := client(sock, "b1")
+	if err := c.Ping(); err != nil || model.n.Load() != 0 {
+		t.Fatalf("ping: %v, %d texts embedded", err, model.n.Load())
+	}
+	got, err := c.EmbedPrompts(prompts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || l.n != 0 || model.n.Load() != 2 {
+		t.Fatalf("through the server: equal %v, in process %d, by the server %d", reflect.DeepEqual(got, want), l.n, model.n.Load())
+	}
+	c, l, _ = client(filepath.Join(filepath.Dir(sock), "none.sock"), "b1")
+	if err := c.Ping(); err == nil {
+		t.Fatal("ping of no server succeeded")
+	}
+	c.QueryText = queryText
+	got, err = c.EmbedPrompts(prompts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || l.n != 2 {
+		t.Fatalf("in process: equal %v, in process %d", reflect.DeepEqual(got, want), l.n)
+	}
+}
+
+// A server without QueryText refuses prompts rather than embedding them
+// as they are.
+func TestPromptsNeedQueryText(t *testing.T) {
+	sock := socket(t)
+	serve(t, sock, "b1", time.Minute)
+	c, l, _ := client(sock, "b1")
+	var logged string
+	c.Log = func(s string) { logged = s }
+	if _, err := c.EmbedPrompts([]string{"x"}); err == nil || l.n != 0 || !strings.Contains(logged, "does not read prompts") {
+		t.Fatalf("err %v, in process %d, logged %q", err, l.n, logged)
+	}
+}

@@ -25,8 +25,8 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 )
 
-// Protocol is the version of the wire format.
-const Protocol = 1
+// Protocol is the version of the wire format (2: requests of prompts).
+const Protocol = 2
 
 // maxFrame bounds a frame, so a corrupt length cannot allocate gigabytes.
 const maxFrame = 64 << 20
@@ -38,11 +38,14 @@ type Hello struct {
 	Build    string `json:"build"`
 }
 
-// request asks for the vectors of texts.
+// request asks for the vectors of texts, or with Prompts for those of the
+// query texts of prompts (ServerOptions.QueryText; a blank one gets the
+// zero vector, as with embed.Queries).
 type request struct {
 	Hello
 	Purpose embed.Purpose `json:"purpose"`
 	Texts   []string      `json:"texts"`
+	Prompts bool          `json:"prompts,omitempty"`
 }
 
 // response carries the vectors as little-endian float32s, row after row,

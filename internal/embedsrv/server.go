@@ -34,6 +34,9 @@ type ServerOptions struct {
 	// HintPath(Socket) into the query text to embed ahead of the request
 	// ("" for none).
 	Hint func(event []byte) string
+	// QueryText, when set, turns a prompt into its query text, for
+	// requests of prompts (Client.EmbedPrompts).
+	QueryText func(prompt string) string
 }
 
 // Serve runs the server until it has been idle for o.Idle or a client of
@@ -138,7 +141,20 @@ func (s *server) handle(conn *os.File) {
 		writeFrame(conn, resp)
 		return
 	}
-	vecs, err := s.embed(req.Texts, req.Purpose)
+	var vecs [][]float32
+	var err error
+	switch {
+	case !req.Prompts:
+		vecs, err = s.embed(req.Texts, req.Purpose)
+	case s.o.QueryText == nil:
+		err = errors.New("this server does not read prompts")
+	default:
+		texts := make([]string, len(req.Texts))
+		for i, p := range req.Texts {
+			texts[i] = s.o.QueryText(p)
+		}
+		vecs, err = embed.Queries(cached{s}, texts)
+	}
 	if err != nil {
 		resp.Error = err.Error()
 	} else {
@@ -166,6 +182,15 @@ func (s *server) embed(texts []string, p embed.Purpose) ([][]float32, error) {
 		s.cache.put(texts[0], vecs[0])
 	}
 	return vecs, nil
+}
+
+// cached is the server's model behind its query cache, as an Embedder.
+type cached struct{ s *server }
+
+func (c cached) Model() embed.Model { return c.s.emb.Model() }
+func (c cached) Close() error       { return nil }
+func (c cached) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
+	return c.s.embed(texts, p)
 }
 
 // cache keeps the vectors of the last few queries, dropping the oldest.

@@ -81,6 +81,14 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 	return nil
 }
 
+// PromptEmbedder is an embedder that reads prompts itself: it embeds the
+// query text of each (prompt.QueryText) as embed.Queries does. An embed
+// server client is one; its server has the patterns that read a prompt
+// compiled already.
+type PromptEmbedder interface {
+	EmbedPrompts(prompts []string) ([][]float32, error)
+}
+
 type querier struct {
 	o         Options
 	embedders map[string]embed.Embedder // by model id
@@ -153,7 +161,12 @@ func (q *querier) one(line []byte) ([]byte, error) {
 		return nil, err
 	}
 	model := emb.Model().ID
-	vecs, err := embed.Queries(emb, []string{prompt.QueryText(p.Str)})
+	var vecs [][]float32
+	if pe, ok := emb.(PromptEmbedder); ok {
+		vecs, err = pe.EmbedPrompts([]string{p.Str})
+	} else {
+		vecs, err = embed.Queries(emb, []string{prompt.QueryText(p.Str)})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("embed prompt: %w", err)
 	}
