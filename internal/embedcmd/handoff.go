@@ -11,33 +11,34 @@ import (
 // RuntimeBinary is the ski-embed binary that links the model runtime.
 const RuntimeBinary = "ski-embed-onnx"
 
-// runtimeBinaryPath finds name beside this executable, else on PATH.
+// runtimeBinaryPath finds name beside this executable, else on PATH, as
+// that program will see itself (os.Executable: absolute, symlinks
+// resolved), which is what it reports as its build to embed server clients.
 func runtimeBinaryPath(name string) (string, error) {
+	p := ""
 	if exe, err := os.Executable(); err == nil {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = real
 		}
-		p := filepath.Join(filepath.Dir(exe), name)
-		if _, err := os.Stat(p); err == nil {
-			if real, err := filepath.EvalSymlinks(p); err == nil {
-				p = real
-			}
-			return p, nil
+		if beside := filepath.Join(filepath.Dir(exe), name); fileExists(beside) {
+			p = beside
 		}
 	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("%s (the half of ski-embed that loads models) is neither beside this executable nor on PATH; run scripts/setup.sh", name)
+	if p == "" {
+		var err error
+		if p, err = exec.LookPath(name); err != nil {
+			return "", fmt.Errorf("%s (the half of ski-embed that loads models) is neither beside this executable nor on PATH; run scripts/setup.sh", name)
+		}
 	}
-	// As the program will see itself (os.Executable), which is what it
-	// reports as its build to embed server clients.
 	if real, err := filepath.EvalSymlinks(p); err == nil {
 		p = real
 	}
-	if abs, err := filepath.Abs(p); err == nil {
-		p = abs
-	}
-	return p, nil
+	return filepath.Abs(p)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // Exec replaces this process with the binary name, found beside this

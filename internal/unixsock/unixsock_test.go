@@ -13,13 +13,20 @@ import (
 	"time"
 )
 
-func TestRoundTrip(t *testing.T) {
+// listen listens on a fresh socket path, closed when the test ends.
+func listen(t *testing.T) (*Listener, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.sock")
 	ln, err := Listen(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
+	return ln, path
+}
+
+func TestRoundTrip(t *testing.T) {
+	ln, path := listen(t)
 	st, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -55,12 +62,7 @@ func TestRoundTrip(t *testing.T) {
 
 // A connection from package net's dialer works the same.
 func TestNetDialer(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.sock")
-	ln, err := Listen(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln, path := listen(t)
 	go func() {
 		if conn, err := ln.Accept(); err == nil {
 			conn.Write([]byte("ok"))
@@ -97,12 +99,7 @@ func TestDialErrors(t *testing.T) {
 
 // A read past its deadline fails instead of waiting for a silent peer.
 func TestDeadline(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.sock")
-	ln, err := Listen(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln, path := listen(t)
 	held := make(chan *os.File, 1)
 	go func() {
 		conn, _ := ln.Accept()
