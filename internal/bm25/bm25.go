@@ -1,6 +1,7 @@
 // Package bm25 is ski's lexical scorer: Okapi BM25 over the text that stands
-// for each skill. Term statistics are computed when the index is built and
-// stored in it, so scoring a prompt costs a few map look-ups per skill.
+// for each skill and over its whole body. Each field is built when the index
+// is and stored in it by term (Inverted), so scoring a prompt reads the
+// postings of the prompt's own terms and nothing else.
 package bm25
 
 import (
@@ -88,35 +89,6 @@ func Terms(text string) map[string]int {
 	return tf
 }
 
-// Stats are the collection statistics BM25 needs: each term's inverse
-// document frequency and the mean document length in terms.
-type Stats struct {
-	IDF    map[string]float64 `json:"idf"`
-	AvgLen float64            `json:"avg_len"`
-}
-
-// NewStats computes the statistics of a collection of documents, each given
-// as its term counts.
-func NewStats(docs []map[string]int) Stats {
-	df := map[string]int{}
-	total := 0
-	for _, d := range docs {
-		for t, n := range d {
-			df[t]++
-			total += n
-		}
-	}
-	s := Stats{IDF: make(map[string]float64, len(df))}
-	n := float64(len(docs))
-	for t, k := range df {
-		s.IDF[t] = idf(n, float64(k))
-	}
-	if len(docs) > 0 {
-		s.AvgLen = float64(total) / n
-	}
-	return s
-}
-
 // idf is BM25's inverse document frequency, kept positive.
 func idf(n, df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
 
@@ -134,31 +106,4 @@ func NewQuery(text string) Query {
 		}
 	}
 	return q
-}
-
-// Score is the BM25 score of a document (its term counts) for q. Terms the
-// collection never saw score nothing.
-func (s Stats) Score(q Query, doc map[string]int) float64 {
-	if len(doc) == 0 || s.AvgLen == 0 {
-		return 0
-	}
-	score, norm := 0.0, -1.0
-	for _, t := range q {
-		tf, ok := doc[t]
-		if !ok {
-			continue
-		}
-		// The document's length, counted only for a document q matches:
-		// most match none of a prompt's terms.
-		if norm < 0 {
-			dl := 0
-			for _, n := range doc {
-				dl += n
-			}
-			norm = k1 * (1 - b + b*float64(dl)/s.AvgLen)
-		}
-		f := float64(tf)
-		score += s.IDF[t] * f * (k1 + 1) / (f + norm)
-	}
-	return score
 }

@@ -90,11 +90,6 @@ func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now ti
 	if old != nil {
 		stats.Removed = countGone(old, skills)
 	}
-	docs := make([]map[string]int, len(idx.Entries))
-	for i, e := range idx.Entries {
-		docs[i] = e.Terms
-	}
-	idx.Header.BM25 = bm25.NewStats(docs)
 	var oldIntents map[string]vecfile.Concept
 	if len(reuse) > 0 {
 		oldIntents = old.Header.Intents

@@ -124,6 +124,7 @@ func parseQuery(line []byte) (Query, error) {
 // Catalog is an index prepared for ranking.
 type Catalog struct {
 	idx      *vecfile.Index
+	text     *bm25.Inverted // idx.Text, or built from the entries' terms
 	model    embed.Model
 	names    mention.Names
 	byName   map[string][]int // mentionable name -> entries
@@ -138,8 +139,16 @@ type keyword struct {
 
 // NewCatalog prepares idx for ranking.
 func NewCatalog(idx *vecfile.Index) *Catalog {
-	c := &Catalog{idx: idx, names: mention.Names{}, byName: map[string][]int{}}
+	c := &Catalog{idx: idx, text: idx.Text, names: mention.Names{}, byName: map[string][]int{}}
 	c.model, _ = embed.Lookup(idx.Header.Model)
+	if c.text == nil {
+		// An index built in memory, never written and read back.
+		terms := make([]map[string]int, len(idx.Entries))
+		for i, e := range idx.Entries {
+			terms[i] = e.Terms
+		}
+		c.text, _ = bm25.NewInverted(terms)
+	}
 	for i, e := range idx.Entries {
 		s := e.Skill
 		for _, n := range uniq(s.Name, s.Invoke, lastSegment(s.ID)) {
@@ -156,6 +165,17 @@ func NewCatalog(idx *vecfile.Index) *Catalog {
 		c.keywords = append(c.keywords, res)
 	}
 	return c
+}
+
+// fieldScores is weight × each entry's BM25 score in field for terms, or
+// nil when the weight is 0 or the field does not cover the n entries.
+func fieldScores(field *bm25.Inverted, terms bm25.Query, weight float64, n int) []float64 {
+	if weight == 0 || len(terms) == 0 || field == nil || field.Len() != n {
+		return nil
+	}
+	scores := make([]float64, n)
+	field.AddScores(terms, weight, scores)
+	return scores
 }
 
 // Rank scores every skill against q, best first, ties broken by id.
@@ -184,11 +204,8 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	if lexWeight != 0 || bodyWeight != 0 {
 		terms = bm25.NewQuery(prompt.QueryTextOf(q.Prompt, kind))
 	}
-	var body []float64
-	if bodyWeight != 0 && c.idx.Body != nil && c.idx.Body.Len() == len(c.idx.Entries) {
-		body = make([]float64, len(c.idx.Entries))
-		c.idx.Body.AddScores(terms, bodyWeight, body)
-	}
+	text := fieldScores(c.text, terms, lexWeight, len(c.idx.Entries))
+	body := fieldScores(c.idx.Body, terms, bodyWeight, len(c.idx.Entries))
 	boostIntent := c.model.IntentBoost
 	if o.IntentBoost != nil {
 		boostIntent = *o.IntentBoost
@@ -220,11 +237,9 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		cd.Cosine = round(cos)
 		cd.Why = []string{fmt.Sprintf("cosine %.3f", cos)}
 		lex := 0.0
-		if len(terms) > 0 && lexWeight != 0 {
-			if l := lexWeight * h.BM25.Score(terms, e.Terms); l > 0 {
-				lex += l
-				cd.Why = append(cd.Why, fmt.Sprintf("bm25 +%.3f", l))
-			}
+		if text != nil && text[i] > 0 {
+			lex += text[i]
+			cd.Why = append(cd.Why, fmt.Sprintf("bm25 +%.3f", text[i]))
 		}
 		if body != nil && body[i] > 0 {
 			lex += body[i]

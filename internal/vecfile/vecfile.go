@@ -32,7 +32,10 @@
 // and compresses the records, which only a rebuild reads, with zstd again:
 // the body field holds the terms of each skill's whole SKILL.md body, kept
 // by term and read in place (bm25.Inverted), so a prompt touches only its
-// own terms' postings.
+// own terms' postings. Version 5 keeps the text field (the terms of the
+// embedded text) the same way instead of as a table of document
+// frequencies and each entry's term counts, which ski-rank turned into
+// ~200 maps on every prompt.
 package vecfile
 
 import (
@@ -56,7 +59,7 @@ import (
 )
 
 // Version is the current file format version.
-const Version = 4
+const Version = 5
 
 const magic = "SKIVEC\n"
 
@@ -82,9 +85,6 @@ type Header struct {
 	// Text names the rules that turned skills into the embedded text;
 	// vectors made under other rules are not reused.
 	Text string `json:"text"`
-	// BM25 holds the collection statistics of the entries' terms; it is
-	// stored in the table, so ReadHeader leaves it empty.
-	BM25 bm25.Stats `json:"-"`
 	// Stamp is scan.Stamp of the skills the index was built from, when it
 	// was built from a scan; equal stamps let a refresh skip the scan.
 	Stamp string `json:"stamp,omitempty"`
@@ -100,7 +100,8 @@ type Concept struct {
 	Vector []float32 `json:"vector"`
 }
 
-// Entry is one skill, its vector and the term counts of its text.
+// Entry is one skill, its vector and the term counts of its text (nil
+// from ReadRanking, which leaves them in Index.Text).
 type Entry struct {
 	Skill  record.Skill
 	Vector []float32
@@ -111,6 +112,10 @@ type Entry struct {
 type Index struct {
 	Header  Header
 	Entries []Entry
+	// Text is the BM25 field of the entries' terms, document i being
+	// Entries[i]. Encode builds it from the entries' Terms; decoding sets
+	// it (and Read also sets each entry's Terms from it).
+	Text *bm25.Inverted
 	// Body is the BM25 field of the skills' whole bodies, document i being
 	// Entries[i]; nil writes an empty field.
 	Body *bm25.Inverted
@@ -273,15 +278,6 @@ func decodeHeader(c *cursor, h *Header) error {
 // vectors share one backing array.
 func decodeTable(tbl string, idx *Index) error {
 	c := &cursor{s: tbl}
-	s := &idx.Header.BM25
-	s.AvgLen = c.f64()
-	if n := c.n(); n > 0 {
-		s.IDF = make(map[string]float64, n)
-		for range n {
-			t := c.str()
-			s.IDF[t] = float64(c.f32())
-		}
-	}
 	dim := idx.Header.Dim
 	if 4*dim*idx.Header.Count > len(tbl) {
 		return fmt.Errorf("%d vectors of %d dims do not fit in %d bytes", idx.Header.Count, dim, len(tbl))
@@ -299,32 +295,37 @@ func decodeTable(tbl string, idx *Index) error {
 		if v := c.take(4 * dim); len(v) == 4*dim {
 			embed.DecodeVector(e.Vector, v)
 		}
-		if n := c.n(); n > 0 {
-			e.Terms = make(map[string]int, n)
-			for range n {
-				t := c.str()
-				e.Terms[t] = int(c.uvarint())
-			}
-		}
 		if c.bad {
 			return fmt.Errorf("entry %d: cut short", i)
 		}
 	}
-	body := c.take(int(c.n()))
-	if c.bad {
-		return errors.New("body field: cut short")
-	}
 	var err error
-	if idx.Body, err = bm25.Parse(body); err != nil {
+	if idx.Text, err = field(c, "text", len(idx.Entries)); err != nil {
 		return err
 	}
-	if idx.Body.Len() != len(idx.Entries) {
-		return fmt.Errorf("body field has %d documents for %d entries", idx.Body.Len(), len(idx.Entries))
+	if idx.Body, err = field(c, "body", len(idx.Entries)); err != nil {
+		return err
 	}
 	if len(c.s) > 0 {
 		return errors.New("trailing data")
 	}
 	return nil
+}
+
+// field reads a BM25 field of n documents, in place.
+func field(c *cursor, name string, n int) (*bm25.Inverted, error) {
+	data := c.take(c.n())
+	if c.bad {
+		return nil, fmt.Errorf("%s field: cut short", name)
+	}
+	f, err := bm25.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s field: %w", name, err)
+	}
+	if f.Len() != n {
+		return nil, fmt.Errorf("%s field has %d documents for %d entries", name, f.Len(), n)
+	}
+	return f, nil
 }
 
 // decodeRecords reads the full skill records over the table's part of them.
@@ -343,6 +344,9 @@ func decodeRecords(recs string, idx *Index) error {
 			return fmt.Errorf("skill %d: record of %q, table says %q", i, sk.ID, id)
 		}
 		idx.Entries[i].Skill = sk
+	}
+	for i, terms := range idx.Text.Documents() {
+		idx.Entries[i].Terms = terms
 	}
 	if len(c.s) > 0 {
 		return errors.New("trailing data")
@@ -440,16 +444,9 @@ func inflate(packed string) (string, error) {
 	return string(plain), nil
 }
 
-// appendTable appends the table of idx: terms sorted, so that equal
-// indexes are equal files.
+// appendTable appends the table of idx: the entries, then the text and
+// body fields (their terms sorted, so that equal indexes are equal files).
 func appendTable(b []byte, idx *Index) ([]byte, error) {
-	s := idx.Header.BM25
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.AvgLen))
-	b = binary.AppendUvarint(b, uint64(len(s.IDF)))
-	for _, t := range sortedKeys(s.IDF) {
-		b = appendStr(b, t)
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(s.IDF[t])))
-	}
 	for _, e := range idx.Entries {
 		sk := e.Skill
 		for _, v := range []string{sk.ID, sk.Name, sk.Invoke, sk.Path, sk.Dir} {
@@ -470,15 +467,17 @@ func appendTable(b []byte, idx *Index) ([]byte, error) {
 		}
 		b = append(b, flags)
 		b = embed.AppendVector(b, e.Vector)
-		b = binary.AppendUvarint(b, uint64(len(e.Terms)))
-		for _, t := range sortedKeys(e.Terms) {
-			b = appendStr(b, t)
-			b = binary.AppendUvarint(b, uint64(e.Terms[t]))
-		}
+	}
+	terms := make([]map[string]int, len(idx.Entries))
+	for i, e := range idx.Entries {
+		terms[i] = e.Terms
+	}
+	text, err := bm25.NewInverted(terms)
+	if err != nil {
+		return nil, err
 	}
 	body := idx.Body
 	if body == nil {
-		var err error
 		if body, err = bm25.NewInverted(make([]map[string]int, len(idx.Entries))); err != nil {
 			return nil, err
 		}
@@ -486,12 +485,15 @@ func appendTable(b []byte, idx *Index) ([]byte, error) {
 	if body.Len() != len(idx.Entries) {
 		return nil, fmt.Errorf("body field has %d documents for %d entries", body.Len(), len(idx.Entries))
 	}
-	field, err := body.MarshalBinary()
-	if err != nil {
-		return nil, err
+	for _, f := range []*bm25.Inverted{text, body} {
+		data, err := f.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		b = binary.AppendUvarint(b, uint64(len(data)))
+		b = append(b, data...)
 	}
-	b = binary.AppendUvarint(b, uint64(len(field)))
-	return append(b, field...), nil
+	return b, nil
 }
 
 func appendStr(b []byte, s string) []byte {

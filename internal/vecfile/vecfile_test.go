@@ -17,12 +17,11 @@ import (
 
 func sample() *Index {
 	return &Index{
-		Header: Header{Model: "m", Embedder: "lexical", Dim: 3, Created: "2026-01-01T00:00:00Z", Text: "t1",
-			BM25: bm25.Stats{IDF: map[string]float64{"helm": 0.75, "chart": 0.25}, AvgLen: 1.5}},
+		Header: Header{Model: "m", Embedder: "lexical", Dim: 3, Created: "2026-01-01T00:00:00Z", Text: "t1"},
 		Entries: []Entry{
 			{Skill: record.Skill{Kind: "skill", ID: "a/b", Name: "b", Hash: "sha256:1"}, Vector: []float32{1, 0, 0},
-				Terms: map[string]int{"helm": 2, "chart": 1, "c++": 70000}},
-			{Skill: record.Skill{Kind: "skill", ID: "c", Name: "c", Hash: "sha256:2"}, Vector: []float32{0, 0.6, 0.8}},
+				Terms: map[string]int{"helm": 2, "chart": 1, "c++": 7}},
+			{Skill: record.Skill{Kind: "skill", ID: "c", Name: "c", Hash: "sha256:2"}, Vector: []float32{0, 0.6, 0.8}, Terms: map[string]int{}},
 		},
 		Body: mustInverted([]map[string]int{{"values": 3, "lint": 1}, {"chart": 2}}),
 	}
@@ -46,6 +45,8 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The text field is built from the entries' terms on the way out.
+	want.Text = mustInverted([]map[string]int{want.Entries[0].Terms, want.Entries[1].Terms})
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
@@ -88,15 +89,20 @@ func TestReadRanking(t *testing.T) {
 		t.Errorf("ranking fields:\n got %+v\nwant %+v", got.Entries[0].Skill, ranked)
 	}
 	for i, e := range got.Entries {
-		if !reflect.DeepEqual(e.Vector, want.Entries[i].Vector) || !reflect.DeepEqual(e.Terms, want.Entries[i].Terms) {
+		if !reflect.DeepEqual(e.Vector, want.Entries[i].Vector) || e.Terms != nil {
 			t.Errorf("entry %d: vector %v terms %v", i, e.Vector, e.Terms)
 		}
+	}
+	// The terms stay in the text field, read in place.
+	scores := make([]float64, 2)
+	got.Text.AddScores(bm25.Query{"helm"}, 1, scores)
+	if got.Text.Len() != 2 || scores[0] <= 0 || scores[1] != 0 {
+		t.Errorf("text field: %d documents, scores %v", got.Text.Len(), scores)
 	}
 	if !reflect.DeepEqual(got.Header, want.Header) {
 		t.Errorf("header %+v, want %+v", got.Header, want.Header)
 	}
 	h, err := ReadHeader(path)
-	want.Header.BM25 = bm25.Stats{}
 	if err != nil || !reflect.DeepEqual(h, want.Header) {
 		t.Errorf("ReadHeader = %+v, %v; want %+v", h, err, want.Header)
 	}
@@ -155,7 +161,7 @@ func TestEncodeRejectsWrongDim(t *testing.T) {
 // benchIndex writes an index the size of a large skill set: 200 skills,
 // 384 dims, 45 terms each.
 func benchIndex(b *testing.B) string {
-	idx := &Index{Header: Header{Model: "m", Dim: 384, BM25: bm25.Stats{IDF: map[string]float64{}, AvgLen: 60}}}
+	idx := &Index{Header: Header{Model: "m", Dim: 384}}
 	for i := range 200 {
 		e := Entry{Skill: record.Skill{Kind: "skill", ID: fmt.Sprintf("repo/skill-%d", i), Name: fmt.Sprintf("skill-%d", i),
 			Description: strings.Repeat("Does one thing well when asked. ", 8), Path: fmt.Sprintf("/home/u/.claude/skills/skill-%d/SKILL.md", i),
@@ -167,7 +173,6 @@ func benchIndex(b *testing.B) string {
 		for j := range 45 {
 			t := fmt.Sprintf("term%d", (i*7+j*13)%3000)
 			e.Terms[t] = 1 + j%3
-			idx.Header.BM25.IDF[t] = 1.5
 		}
 		idx.Entries = append(idx.Entries, e)
 	}
