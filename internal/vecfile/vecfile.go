@@ -45,10 +45,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
@@ -511,15 +509,6 @@ func appendChecked(b, data []byte) []byte {
 	return append(binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(data)), data...)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for t := range m {
-		keys = append(keys, t)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // cursor reads a table front to back. Reading past the end, or a count
 // larger than what is left, marks it bad and yields zero values from then
 // on, so callers check bad once per item.
@@ -550,13 +539,6 @@ func (c *cursor) u32() uint32 {
 		return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 	}
 	return 0
-}
-
-func (c *cursor) f32() float32 { return math.Float32frombits(c.u32()) }
-
-func (c *cursor) f64() float64 {
-	lo := uint64(c.u32())
-	return math.Float64frombits(lo | uint64(c.u32())<<32)
 }
 
 // uvarint reads an unsigned varint.
