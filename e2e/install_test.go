@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // scripts/install.sh installs for a fresh user, wires both hosts, keeps the
@@ -63,6 +64,17 @@ func TestInstallUninstall(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The hook started an embed server on its way out: wait until it has
+	// loaded the model and listens.
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if socks, _ := filepath.Glob(filepath.Join(home, ".local", "state", "ski", "run", "*.sock")); len(socks) == 1 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the installed hook started no embed server")
+		}
+	}
+
 	install("--uninstall")
 	settings, _ = os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
 	if strings.Contains(string(settings), "hook-claude.sh") || !strings.Contains(string(settings), "notify") {
@@ -71,6 +83,16 @@ func TestInstallUninstall(t *testing.T) {
 	for _, gone := range []string{".local/share/ski", ".cache/ski", ".local/state/ski", ".config/opencode/plugin/ski.js", ".local/bin/ski-rank"} {
 		if _, err := os.Lstat(filepath.Join(home, gone)); !os.IsNotExist(err) {
 			t.Errorf("%s left behind", gone)
+		}
+	}
+	// Uninstalling stopped the server.
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		left := serversUnder(home)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("embed servers still running after uninstall: %v", left)
 		}
 	}
 }

@@ -8,8 +8,9 @@
 #   4. ski-install: Claude Code hooks in ~/.claude/settings.json (backed up),
 #      the opencode plugin in $XDG_CONFIG_HOME/opencode/plugin/ski.js
 # Idempotent. --uninstall takes out the hooks and plugin, the links, and
-# everything ski put under XDG_DATA_HOME, XDG_CACHE_HOME and XDG_STATE_HOME;
-# your config ($XDG_CONFIG_HOME/ski) is kept.
+# everything ski put under XDG_DATA_HOME, XDG_CACHE_HOME, XDG_STATE_HOME and
+# XDG_RUNTIME_DIR, and stops the embed servers; your config
+# ($XDG_CONFIG_HOME/ski) is kept.
 set -euo pipefail
 cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
 host=all uninstall=0
@@ -37,8 +38,21 @@ if [ $uninstall = 1 ]; then
 		for l in "$links"/ski-*; do
 			[ -L "$l" ] && [[ "$(readlink "$l")" == "$data/bin/"* ]] && rm -f "$l"
 		done
-		rm -rf "$data" "$cache" "$state"
-		say "removed $data, $cache, $state and the links in $links; kept ${XDG_CONFIG_HOME:-$HOME/.config}/ski"
+		# Stop the embed servers: the lock file beside each socket holds the
+		# server's process id; only a process whose command line is ski's
+		# server is signalled (a stale file may name a reused id).
+		run=$state/run
+		case ${XDG_RUNTIME_DIR:-} in /*) run=$XDG_RUNTIME_DIR/ski ;; esac
+		for lock in "$run"/embed-*.sock.lock; do
+			[ -f "$lock" ] || continue
+			pid=$(cat "$lock" 2>/dev/null) || continue
+			case $pid in '' | *[!0-9]*) continue ;; esac
+			if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- 'ski-embed[^ ]* --serve'; then
+				kill "$pid" 2>/dev/null || :
+			fi
+		done
+		rm -rf "$data" "$cache" "$state" "$run"
+		say "removed $data, $cache, $state, $run and the links in $links; stopped the embed servers; kept ${XDG_CONFIG_HOME:-$HOME/.config}/ski"
 	fi
 	exit 0
 fi
