@@ -93,7 +93,23 @@ func (p Program) Run(env cli.Env) error {
 		return cli.Usagef("--detach and --delay go with --serve")
 	}
 	dirs := xdg.Resolve(env.Getenv)
-	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-embed: warning: %s\n", msg) }
+	// Warnings wait until this process knows it will not hand the run off:
+	// the other binary would give them again.
+	holding, held := p.HandOff != nil, []string(nil)
+	warn := func(msg string) {
+		if holding {
+			held = append(held, msg)
+			return
+		}
+		fmt.Fprintf(env.Stderr, "ski-embed: warning: %s\n", msg)
+	}
+	keep := func() {
+		holding = false
+		for _, msg := range held {
+			warn(msg)
+		}
+		held = nil
+	}
 	cwd, _ := os.Getwd()
 	res := &settings.Resolver{ConfigDir: dirs.Config, Warn: warn}
 	if *model == "" {
@@ -108,20 +124,26 @@ func (p Program) Run(env cli.Env) error {
 	if eenv.Runtime == "" {
 		eenv.Runtime = res.Config(cwd).OnnxRuntime
 	}
-	srv := server{env: env, dirs: dirs, embed: eenv, runtime: *runtime, warn: warn}
 	if p.HandOff != nil && !embed.BuiltIn(m.Backend) {
 		// Only a query on the automatic index can be answered here, and
 		// only through a server that is up.
-		remote := srv.remote(m)
-		if !*queryMode || *indexPath != "" || remote == nil {
+		if !*queryMode || *indexPath != "" {
 			return p.handOff()
 		}
+		remote := server{env: env, dirs: dirs, embed: eenv, warn: func(string) {}}.remote(m)
+		if remote == nil {
+			return p.handOff()
+		}
+		keep()
+		remote.Log = warn
 		return query.Run(query.Options{
 			Host: *host, Model: *model, Auto: remote, CacheDir: dirs.Cache,
 			Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now,
 			Written: func() { closeOutput(env) },
 		}, env.Stdin, env.Stdout)
 	}
+	keep()
+	srv := server{env: env, dirs: dirs, embed: eenv, runtime: *runtime, warn: warn}
 	if *serveMode {
 		return srv.serve(*model, *idle, *delay, *detach)
 	}
