@@ -83,12 +83,16 @@ func (c *Client) EmbedPrompts(prompts []string) ([][]float32, error) {
 	return embed.Queries(c.Local, texts)
 }
 
-// failed notes that a server should be started when none listens, and
-// reports other failures.
+// failed notes that a server should be started when none listens, or when
+// the one that did is of another version (it exits on that), and reports
+// failures other than no server.
 func (c *Client) failed(err error) {
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
 		c.start = true
 		return
+	}
+	if errors.Is(err, errMismatch) {
+		c.start = true
 	}
 	if c.Log != nil {
 		c.Log(fmt.Sprintf("embed server %s: %v; embedding in process", c.Socket, err))

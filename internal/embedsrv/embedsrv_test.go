@@ -201,10 +201,15 @@ func TestStaleSocket(t *testing.T) {
 func TestWrongVersionServer(t *testing.T) {
 	sock := socket(t)
 	done := serve(t, sock, "old", time.Minute)
-	c, l, _ := client(sock, "new")
+	c, l, starts := client(sock, "new")
 	var logged string
 	c.Log = func(s string) { logged = s }
 	check(t, c, l, 2)
+	// The old server makes way; one of this version is started after.
+	c.Close()
+	if *starts != 1 {
+		t.Errorf("starts %d after a version mismatch, want 1", *starts)
+	}
 	select {
 	case err := <-done:
 		if err != nil {
