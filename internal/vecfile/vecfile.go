@@ -35,7 +35,8 @@
 // own terms' postings. Version 5 keeps the text field (the terms of the
 // embedded text) the same way instead of as a table of document
 // frequencies and each entry's term counts, which ski-rank turned into
-// ~200 maps on every prompt.
+// ~200 maps on every prompt. Version 6 moved the intents' concepts (a
+// text and a query vector each) from the JSON header into the table.
 package vecfile
 
 import (
@@ -47,6 +48,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
@@ -57,7 +59,7 @@ import (
 )
 
 // Version is the current file format version.
-const Version = 5
+const Version = 6
 
 const magic = "SKIVEC\n"
 
@@ -89,7 +91,9 @@ type Header struct {
 	// Intents holds, per intent kind (package intent), the text that stands
 	// for what such a prompt needs and its query vector; rank boosts the
 	// skills closest to it when a prompt has that intent.
-	Intents map[string]Concept `json:"intents,omitempty"`
+	// They are stored in the table (ReadHeader leaves them out): as JSON
+	// their vectors made every header read parse hundreds of numbers.
+	Intents map[string]Concept `json:"-"`
 }
 
 // Concept is a text and its query vector.
@@ -297,6 +301,22 @@ func decodeTable(tbl string, idx *Index) error {
 			return fmt.Errorf("entry %d: cut short", i)
 		}
 	}
+	if n := c.n(); n > len(c.s)/(4*dim) {
+		return fmt.Errorf("intents: %d do not fit in %d bytes", n, len(c.s))
+	} else if n > 0 {
+		idx.Header.Intents = make(map[string]Concept, n)
+		for range n {
+			kind, text := c.str(), c.str()
+			v := make([]float32, dim)
+			if raw := c.take(4 * dim); len(raw) == 4*dim {
+				embed.DecodeVector(v, raw)
+			}
+			idx.Header.Intents[kind] = Concept{Text: text, Vector: v}
+		}
+	}
+	if c.bad {
+		return errors.New("intents: cut short")
+	}
 	var err error
 	if idx.Text, err = field(c, "text", len(idx.Entries)); err != nil {
 		return err
@@ -442,8 +462,8 @@ func inflate(packed string) (string, error) {
 	return string(plain), nil
 }
 
-// appendTable appends the table of idx: the entries, then the text and
-// body fields (their terms sorted, so that equal indexes are equal files).
+// appendTable appends the table of idx: the entries, the intents' concepts,
+// then the text and body fields (their terms sorted, so that equal indexes are equal files).
 func appendTable(b []byte, idx *Index) ([]byte, error) {
 	for _, e := range idx.Entries {
 		sk := e.Skill
@@ -465,6 +485,20 @@ func appendTable(b []byte, idx *Index) ([]byte, error) {
 		}
 		b = append(b, flags)
 		b = embed.AppendVector(b, e.Vector)
+	}
+	kinds := make([]string, 0, len(idx.Header.Intents))
+	for k := range idx.Header.Intents {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	b = binary.AppendUvarint(b, uint64(len(kinds)))
+	for _, k := range kinds {
+		c := idx.Header.Intents[k]
+		if len(c.Vector) != idx.Header.Dim {
+			return nil, fmt.Errorf("intent %s: vector has %d dims, header says %d", k, len(c.Vector), idx.Header.Dim)
+		}
+		b = appendStr(appendStr(b, k), c.Text)
+		b = embed.AppendVector(b, c.Vector)
 	}
 	terms := make([]map[string]int, len(idx.Entries))
 	for i, e := range idx.Entries {
