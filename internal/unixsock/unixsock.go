@@ -25,7 +25,7 @@ func Dial(path string, timeout time.Duration) (*os.File, error) {
 	addr := &syscall.SockaddrUnix{Name: path}
 	deadline := time.Now().Add(timeout)
 	for {
-		fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+		fd, err := socket()
 		if err != nil {
 			return nil, &os.PathError{Op: "dial", Path: path, Err: err}
 		}
@@ -40,6 +40,25 @@ func Dial(path string, timeout time.Duration) (*os.File, error) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// socket makes a non-blocking unix stream socket that is closed on exec
+// (portably: not every unix has SOCK_NONBLOCK and SOCK_CLOEXEC).
+func socket() (int, error) {
+	syscall.ForkLock.RLock()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return -1, err
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return -1, err
+	}
+	return fd, nil
 }
 
 // Listener accepts connections on a unix socket it created.
@@ -57,7 +76,7 @@ var ErrClosed = errors.New("listener closed")
 // Listen creates the socket file at path (which must not exist) with mode
 // 0600 and listens on it.
 func Listen(path string) (*Listener, error) {
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	fd, err := socket()
 	if err != nil {
 		return nil, &os.PathError{Op: "listen", Path: path, Err: err}
 	}
@@ -93,7 +112,18 @@ func (l *Listener) Accept() (*os.File, error) {
 	var aerr error
 	err := l.rc.Read(func(fd uintptr) bool {
 		for {
-			nfd, _, aerr = syscall.Accept4(int(fd), syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC)
+			syscall.ForkLock.RLock()
+			nfd, _, aerr = syscall.Accept(int(fd))
+			if aerr == nil {
+				syscall.CloseOnExec(nfd)
+			}
+			syscall.ForkLock.RUnlock()
+			if aerr == nil {
+				if aerr = syscall.SetNonblock(nfd, true); aerr != nil {
+					syscall.Close(nfd)
+				}
+				return true
+			}
 			if !errors.Is(aerr, syscall.EINTR) {
 				return !errors.Is(aerr, syscall.EAGAIN)
 			}
