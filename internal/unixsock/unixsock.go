@@ -124,7 +124,9 @@ func (l *Listener) Accept() (*os.File, error) {
 				}
 				return true
 			}
-			if !errors.Is(aerr, syscall.EINTR) {
+			// A connection reset before it was taken is not the
+			// listener's failure: take the next one.
+			if !errors.Is(aerr, syscall.EINTR) && !errors.Is(aerr, syscall.ECONNABORTED) {
 				return !errors.Is(aerr, syscall.EAGAIN)
 			}
 		}
