@@ -124,7 +124,7 @@ func parseQuery(line []byte) (Query, error) {
 // Catalog is an index prepared for ranking.
 type Catalog struct {
 	idx      *vecfile.Index
-	text     *bm25.Inverted // idx.Text, or built from the entries' terms
+	text     *bm25.Inverted // idx.TextField()
 	model    embed.Model
 	names    mention.Names
 	byName   map[string][]int // mentionable name -> entries
@@ -139,16 +139,9 @@ type keyword struct {
 
 // NewCatalog prepares idx for ranking.
 func NewCatalog(idx *vecfile.Index) *Catalog {
-	c := &Catalog{idx: idx, text: idx.Text, names: mention.Names{}, byName: map[string][]int{}}
+	c := &Catalog{idx: idx, names: mention.Names{}, byName: map[string][]int{}}
 	c.model, _ = embed.Lookup(idx.Header.Model)
-	if c.text == nil {
-		// An index built in memory, never written and read back.
-		terms := make([]map[string]int, len(idx.Entries))
-		for i, e := range idx.Entries {
-			terms[i] = e.Terms
-		}
-		c.text, _ = bm25.NewInverted(terms)
-	}
+	c.text, _ = idx.TextField()
 	for i, e := range idx.Entries {
 		s := e.Skill
 		for _, n := range uniq(s.Name, s.Invoke, lastSegment(s.ID)) {

@@ -1,5 +1,5 @@
 // Package vecfile reads and writes ski's index: a versioned, model-tagged
-// file holding each skill's record, vector and term counts.
+// file holding each skill's record, vector and BM25 terms.
 //
 // Layout (fixed-size numbers little-endian; n is a uvarint; a string is n
 // and its bytes, a list is n strings):
@@ -8,12 +8,12 @@
 //	version  uint16
 //	header   uint32 length + JSON Header
 //	table    uint32 length + uint32 CRC-32 (IEEE) of the table + the table:
-//	           bm25  float64 mean length, n × { term, float32 IDF }
 //	           count × { id, name, invoke, path, dir,
 //	                     keywords, aliases, tags, affinity (lists),
 //	                     byte flags (1 disable_model_invocation, 2 auto_inject),
-//	                     Dim × float32 vector,
-//	                     n × { term, n count } }
+//	                     Dim × float32 vector }
+//	           n × { intent kind, concept text, Dim × float32 vector }
+//	           text  n + bm25.Inverted of the skills' text terms
 //	           body  n + bm25.Inverted of the skills' whole bodies
 //	records  uint32 length + uint32 CRC-32 of the records + the records,
 //	         one zstd frame of count × { uint32 length + JSON record.Skill }
@@ -121,6 +121,24 @@ type Index struct {
 	// Body is the BM25 field of the skills' whole bodies, document i being
 	// Entries[i]; nil writes an empty field.
 	Body *bm25.Inverted
+}
+
+// TextField returns the text BM25 field: as decoded, or, for an index
+// made in memory (index.Build), built from the entries' Terms.
+func (idx *Index) TextField() (*bm25.Inverted, error) {
+	if idx.Text != nil {
+		return idx.Text, nil
+	}
+	return termsField(idx.Entries)
+}
+
+// termsField builds the text BM25 field from the entries' Terms.
+func termsField(entries []Entry) (*bm25.Inverted, error) {
+	terms := make([]map[string]int, len(entries))
+	for i, e := range entries {
+		terms[i] = e.Terms
+	}
+	return bm25.NewInverted(terms)
 }
 
 // part says how much of a file to decode.
@@ -500,11 +518,7 @@ func appendTable(b []byte, idx *Index) ([]byte, error) {
 		b = appendStr(appendStr(b, k), c.Text)
 		b = embed.AppendVector(b, c.Vector)
 	}
-	terms := make([]map[string]int, len(idx.Entries))
-	for i, e := range idx.Entries {
-		terms[i] = e.Terms
-	}
-	text, err := bm25.NewInverted(terms)
+	text, err := termsField(idx.Entries)
 	if err != nil {
 		return nil, err
 	}
