@@ -124,35 +124,30 @@ func (p Program) Run(env cli.Env) error {
 	if eenv.Runtime == "" {
 		eenv.Runtime = res.Config(cwd).OnnxRuntime
 	}
+	srv := server{env: env, dirs: dirs, embed: eenv, runtime: *runtime, warn: warn}
+	qo := query.Options{Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
+		Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap,
+		Written: func() { closeOutput(env) }}
 	if p.HandOff != nil && !embed.BuiltIn(m.Backend) {
 		// Only a query on the automatic index can be answered here, and
 		// only through a server that is up.
 		if !*queryMode || *indexPath != "" {
 			return p.handOff()
 		}
-		remote := server{env: env, dirs: dirs, embed: eenv, warn: func(string) {}}.remote(m)
+		remote := srv.remote(m)
 		if remote == nil {
 			return p.handOff()
 		}
+		qo.Auto = remote
 		keep()
-		remote.Log = warn
-		return query.Run(query.Options{
-			Host: *host, Model: *model, Auto: remote, CacheDir: dirs.Cache,
-			Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now,
-			Written: func() { closeOutput(env) },
-		}, env.Stdin, env.Stdout)
+		return query.Run(qo, env.Stdin, env.Stdout)
 	}
 	keep()
-	srv := server{env: env, dirs: dirs, embed: eenv, runtime: *runtime, warn: warn}
 	if *serveMode {
 		return srv.serve(*model, *idle, *delay, *detach)
 	}
 	if *queryMode {
-		return query.Run(query.Options{
-			Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
-			Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap,
-			Written: func() { closeOutput(env) },
-		}, env.Stdin, env.Stdout)
+		return query.Run(qo, env.Stdin, env.Stdout)
 	}
 	emb := srv.wrap(embed.OpenOrLexical(*model, eenv, warn))
 	defer emb.Close()

@@ -52,17 +52,18 @@ func (s server) socket(model string) (string, error) {
 // loading (lexical) or SKI_EMBED_SERVER=0.
 func (s server) wrap(e embed.Embedder) embed.Embedder {
 	m := e.Model()
-	if m.Backend == "lexical" || s.env.Getenv("SKI_EMBED_SERVER") == "0" {
+	if m.Backend == "lexical" {
 		return e
 	}
-	sock, err := s.socket(m.ID)
+	c, err := s.client(e, embedsrv.Build())
 	if err != nil {
 		s.warn(fmt.Sprintf("embed server: %v; embedding in process", err))
+	}
+	if c == nil {
 		return e
 	}
-	return &embedsrv.Client{Local: e, Socket: sock, Build: embedsrv.Build(), QueryText: prompt.QueryText,
-		Timeout: serverTimeout, PerText: serverPerText,
-		Start: func() error { return s.spawn(m.ID, startDelay) }, Log: s.warn}
+	c.Start = func() error { return s.spawn(m.ID, startDelay) }
+	return c
 }
 
 // remote returns a client of the embed server for m, which this binary
@@ -70,23 +71,30 @@ func (s server) wrap(e embed.Embedder) embed.Embedder {
 // handshake; else nil (and the caller hands off). Should the server stop
 // answering later, its Embed fails rather than loading the model.
 func (s server) remote(m embed.Model) *embedsrv.Client {
-	if s.env.Getenv("SKI_EMBED_SERVER") == "0" {
-		return nil
-	}
-	sock, err := s.socket(m.ID)
-	if err != nil {
-		return nil
-	}
 	exe, err := runtimeBinaryPath(RuntimeBinary)
 	if err != nil {
 		return nil
 	}
-	c := &embedsrv.Client{Local: unloadable{m}, Socket: sock, Build: embedsrv.BuildOf(exe), QueryText: prompt.QueryText,
-		Timeout: serverTimeout, PerText: serverPerText, Log: s.warn}
-	if c.Ping() != nil {
+	c, _ := s.client(unloadable{m}, embedsrv.BuildOf(exe))
+	if c == nil || c.Ping() != nil {
 		return nil
 	}
 	return c
+}
+
+// client is a client of the embed server for local's model, run by the
+// binary of the given build, falling back to local; nil when
+// SKI_EMBED_SERVER=0 or the run dir is unusable (err says why).
+func (s server) client(local embed.Embedder, build string) (*embedsrv.Client, error) {
+	if s.env.Getenv("SKI_EMBED_SERVER") == "0" {
+		return nil, nil
+	}
+	sock, err := s.socket(local.Model().ID)
+	if err != nil {
+		return nil, err
+	}
+	return &embedsrv.Client{Local: local, Socket: sock, Build: build, QueryText: prompt.QueryText,
+		Timeout: serverTimeout, PerText: serverPerText, Log: s.warn}, nil
 }
 
 // unloadable stands in for a model this binary has no runtime for.
