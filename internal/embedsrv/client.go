@@ -49,15 +49,25 @@ func (c *Client) Close() error {
 
 // Embed asks the server, falling back to the local embedder.
 func (c *Client) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
-	if !c.off {
-		vecs, err := c.remote(texts, p)
-		if err == nil {
-			return vecs, nil
-		}
-		c.off = true
-		c.failed(err)
+	if vecs, ok := c.ask(request{Purpose: p, Texts: texts}); ok {
+		return vecs, nil
 	}
 	return c.Local.Embed(texts, p)
+}
+
+// ask sends req to the server unless it failed before, and says whether it
+// answered; after a failure the server is not asked again.
+func (c *Client) ask(req request) ([][]float32, bool) {
+	if c.off {
+		return nil, false
+	}
+	vecs, err := c.call(req)
+	if err != nil {
+		c.off = true
+		c.failed(err)
+		return nil, false
+	}
+	return vecs, true
 }
 
 // EmbedPrompts embeds the query texts of prompts, as embed.Queries does.
@@ -65,13 +75,8 @@ func (c *Client) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
 // are compiled already; this process need not compile them. When the
 // server does not answer, they are read here and embedded in process.
 func (c *Client) EmbedPrompts(prompts []string) ([][]float32, error) {
-	if !c.off {
-		vecs, err := c.call(request{Purpose: embed.Query, Texts: prompts, Prompts: true})
-		if err == nil {
-			return vecs, nil
-		}
-		c.off = true
-		c.failed(err)
+	if vecs, ok := c.ask(request{Purpose: embed.Query, Texts: prompts, Prompts: true}); ok {
+		return vecs, nil
 	}
 	if c.QueryText == nil {
 		return nil, errors.New("embed server client: no QueryText to read prompts in process")
@@ -103,12 +108,8 @@ func (c *Client) failed(err error) {
 // build, without embedding anything (nor waiting for the model). A server
 // of another version exits on it, as on any request.
 func (c *Client) Ping() error {
-	_, err := c.remote(nil, embed.Query)
+	_, err := c.call(request{Purpose: embed.Query})
 	return err
-}
-
-func (c *Client) remote(texts []string, p embed.Purpose) ([][]float32, error) {
-	return c.call(request{Purpose: p, Texts: texts})
 }
 
 // call sends req (its Hello filled in) and returns the vectors of its texts.
