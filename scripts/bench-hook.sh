@@ -66,7 +66,7 @@ SH
 chmod +x "$tmp/next"
 start="$repo/testdata/payloads/claude-session-startup.json"
 # As the installed hooks run it (ski-install, hooks/hooks.json).
-hook="bash $repo/scripts/hook-claude.sh prompt <$tmp/cur.json >/dev/null"
+hook="sh $repo/scripts/hook-claude.sh prompt <$tmp/cur.json >/dev/null"
 
 # stats NAME JSON: p50 and p95 of hyperfine's times.
 stats() {
@@ -110,7 +110,7 @@ rss "$repo/scripts/bench-hook.sh --stop $tmp; $hook"
 # Warm: the server started by the session-start hook, as a host starts it
 # (with the hook's environment, GOMAXPROCS=1 included).
 stop_server
-bash "$repo/scripts/hook-claude.sh" session-start <"$start" >/dev/null
+sh "$repo/scripts/hook-claude.sh" session-start <"$start" >/dev/null
 for _ in $(seq 500); do [ -S "$(ls "$tmp"/run/ski/*.sock 2>/dev/null | head -1)" ] && break; sleep 0.01; done
 echo 0 >"$tmp/n"
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --prepare "$tmp/next" "$hook" >/dev/null

@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # hook-claude.sh prompt|observe|session-start — ski's Claude Code hooks.
 #   prompt         UserPromptSubmit: prints {"hookSpecificOutput":...} or nothing
 #   observe        PostToolUse (Read|Skill): records skills the model loaded
@@ -6,5 +6,5 @@
 # Reads the hook payload on stdin. Fail-open: any failure prints nothing and
 # exits 0; SKI_DEBUG=1 prints a one-line reason on stderr.
 SKI_HOST=claude
-case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/hook-lib.sh" || exit 0 ;; *) . ./hook-lib.sh || exit 0 ;; esac
+case $0 in */*) . "${0%/*}/hook-lib.sh" || exit 0 ;; *) . ./hook-lib.sh || exit 0 ;; esac
 ski_main

@@ -4,16 +4,15 @@
 # which would block the prompt in Claude Code). With SKI_DEBUG=1 a one-line
 # reason goes to stderr; stage messages are appended to
 # $XDG_STATE_HOME/ski/hook.log.
+#
+# Plain POSIX sh: hosts run it with sh (dash on Debian and Ubuntu), which
+# starts and forks faster than bash. Every fork costs about a millisecond of
+# a hook that runs on each prompt, so builtins and parameter expansion stand
+# in for dirname, mkdir, date and per-stage timeout processes.
 
-set -uo pipefail
-shopt -s lastpipe # a pipeline's last command runs in this shell (ski_stages)
-
-# Every fork costs about a millisecond of a hook that runs on each prompt:
-# builtins and parameter expansion stand in for dirname, mkdir and per-stage
-# timeout processes.
 ski_mode=${1:-}
-case ${BASH_SOURCE[0]} in
-*/*) ski_here=${BASH_SOURCE[0]%/*} ;;
+case $0 in
+*/*) ski_here=${0%/*} ;;
 *) ski_here=. ;;
 esac
 # Binaries: $SKI_BIN when set, else the repository's bin/ (where the README's
@@ -34,25 +33,23 @@ case ${XDG_RUNTIME_DIR:-} in
 /*) ski_run=$XDG_RUNTIME_DIR/ski ;;
 *) ski_run=$ski_state/run ;;
 esac
-ski_timeout=${SKI_HOOK_TIMEOUT:-10}
-case $ski_timeout in '' | *[!0-9]*) ski_timeout=10 ;; esac # whole seconds
-# One deadline (Unix ms) for the whole pipeline, honoured by every stage.
-if [ -n "${EPOCHREALTIME:-}" ]; then
-	ski_now=${EPOCHREALTIME/[.,]/}
-	export SKI_DEADLINE=$((${ski_now:0:-3} + ski_timeout * 1000))
-else
-	export SKI_DEADLINE=$(($(date +%s) * 1000 + ski_timeout * 1000))
-fi
+# Each stage gives up SKI_HOOK_TIMEOUT whole seconds after it started (the
+# stages of a pipeline start together): one timeout for the pipeline without
+# a timeout process per stage.
+case ${SKI_HOOK_TIMEOUT:-} in '' | *[!0-9]*) SKI_HOOK_TIMEOUT=10 ;; esac
+export SKI_HOOK_TIMEOUT
+# Where the shell can tell which stage of a pipeline failed, let it.
+command set -o pipefail 2>/dev/null || :
 
 # ski_fail REASON [with-log]: give up silently; under SKI_DEBUG=1 say why on
 # the host's stderr, with the last line a stage logged when asked.
 ski_fail() {
 	if [ "${SKI_DEBUG:-}" = 1 ]; then
-		local last=""
+		ski_last=""
 		if [ "${2:-}" = with-log ] && [ -r "$ski_log" ]; then
-			last=$(tail -n 1 "$ski_log" 2>/dev/null)
+			ski_last=$(tail -n 1 "$ski_log" 2>/dev/null)
 		fi
-		printf 'ski hook (%s %s): %s%s\n' "$SKI_HOST" "$ski_mode" "$1" "${last:+: $last}" >&3
+		printf 'ski hook (%s %s): %s%s\n' "$SKI_HOST" "$ski_mode" "$1" "${ski_last:+: $ski_last}" >&3
 	fi
 	exit 0
 }
@@ -66,40 +63,45 @@ else
 	exec 2>/dev/null
 fi
 
-# ski_stages: the prompt pipeline, event on stdin; the payload is left in
-# out. The last stage's output is read by the shell itself (lastpipe):
-# one process fewer than $(...).
-ski_stages() {
-	ski-embed --query --host "$SKI_HOST" | ski-rank | ski-select |
-		ski-ledger record | ski-render --host "$SKI_HOST" | IFS= read -r -d '' out
-	case ${PIPESTATUS[*]} in
-	"0 0 0 0 0 "*) out=${out%$'\n'} ;;
-	*) return 1 ;;
-	esac
-}
-
 ski_prompt() {
-	local event="" out="" hint
-	# The event, read without a process (it may come on a socket, which
-	# /dev/stdin cannot open): all of it when it is short.
-	IFS= read -r -d '' -N 4096 event
-	if [ ${#event} -lt 4096 ]; then
-		# Hand it to the running embed servers first: each reads events
-		# from a FIFO beside its socket and embeds the prompt at once, so
-		# the model works while the stages start and the query finds the
-		# vector in the server's cache. Opening read-write never blocks,
-		# and an event this short fits in the FIFO even when no server
-		# reads it.
-		for hint in "$ski_run"/embed-*.sock.in; do
-			if [ -p "$hint" ]; then printf '%s\n' "$event" 1<>"$hint"; fi
+	# The event, read by the shell itself: hosts send one line, often
+	# without a final newline; anything after a first line is kept too.
+	ski_event=
+	if IFS= read -r ski_event; then
+		while IFS= read -r ski_line; do
+			ski_event="$ski_event
+$ski_line"
 		done
-		ski_stages <<<"$event" || ski_fail "pipeline failed" with-log
-	else
-		{ printf '%s' "$event" && exec cat; } | ski_stages || ski_fail "pipeline failed" with-log
+		ski_event="$ski_event${ski_line:+
+$ski_line}"
 	fi
-	case $out in
-	'') exit 0 ;;
-	'{'*'}') printf '%s\n' "$out" ;;
+	# Hand a short event to the running embed servers first: each reads
+	# events from a FIFO beside its socket and embeds the prompt at once,
+	# so the model works while the stages start and the query finds the
+	# vector in the server's cache. Opening read-write never blocks, and an
+	# event this short fits in the FIFO even when no server reads it.
+	if [ ${#ski_event} -lt 4096 ]; then
+		for ski_hint in "$ski_run"/embed-*.sock.in; do
+			if [ -p "$ski_hint" ]; then printf '%s\n' "$ski_event" 1<>"$ski_hint"; fi
+		done
+	fi
+	if [ "${SKI_DEBUG:-}" = 1 ]; then ski_logged=$(wc -c <"$ski_log"); fi
+	# The stages write only when they have succeeded, so a failed stage
+	# leaves the rest of the pipeline with nothing to say; the last
+	# stage's status (every stage's, under pipefail) and the shape of the
+	# payload are checked before anything reaches the host.
+	ski_out=$(
+		ski-embed --query --host "$SKI_HOST" <<EOF | ski-rank | ski-select | ski-ledger record | ski-render --host "$SKI_HOST"
+$ski_event
+EOF
+	) || ski_fail "pipeline failed" with-log
+	case $ski_out in
+	'{'*'}') printf '%s\n' "$ski_out" ;;
+	'')
+		if [ "${SKI_DEBUG:-}" = 1 ] && [ "$(wc -c <"$ski_log")" != "$ski_logged" ]; then
+			ski_fail "nothing to inject; the stages logged" with-log
+		fi
+		;;
 	*) ski_fail "unexpected output" ;;
 	esac
 }
@@ -109,8 +111,7 @@ ski_observe() {
 }
 
 ski_session_start() {
-	local payload
-	payload=$(cat) || ski_fail "cannot read stdin"
+	ski_payload=$(cat) || ski_fail "cannot read stdin"
 	# Keep the log from growing without bound.
 	if [ -f "$ski_log" ] && [ "$(wc -c <"$ski_log")" -gt 1048576 ]; then
 		: >"$ski_log"
@@ -118,8 +119,8 @@ ski_session_start() {
 	# The embed server loads the model in the background (detached, with
 	# none of the hook's descriptors) while the index is checked.
 	ski-embed --serve --detach --host "$SKI_HOST" </dev/null >/dev/null 3>&- || :
-	printf '%s\n' "$payload" | ski-ledger rearm >/dev/null || ski_fail "rearm failed" with-log
-	printf '%s\n' "$payload" | ski-embed --refresh --host "$SKI_HOST" >/dev/null || ski_fail "reindex failed" with-log
+	printf '%s\n' "$ski_payload" | ski-ledger rearm >/dev/null || ski_fail "rearm failed" with-log
+	printf '%s\n' "$ski_payload" | ski-embed --refresh --host "$SKI_HOST" >/dev/null || ski_fail "reindex failed" with-log
 }
 
 ski_main() {

@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # hook-opencode.sh prompt|observe|session-start — ski for the opencode plugin.
 #   prompt         reads {"session_id","cwd","prompt"}; prints {"skills":[...],"inject":"..."} or nothing
 #   observe        reads {"session_id","tool","args"} from tool.execute.after
@@ -6,5 +6,5 @@
 # Fail-open: any failure prints nothing and exits 0; SKI_DEBUG=1 prints a
 # one-line reason on stderr.
 SKI_HOST=opencode
-case ${BASH_SOURCE[0]} in */*) . "${BASH_SOURCE[0]%/*}/hook-lib.sh" || exit 0 ;; *) . ./hook-lib.sh || exit 0 ;; esac
+case $0 in */*) . "${0%/*}/hook-lib.sh" || exit 0 ;; *) . ./hook-lib.sh || exit 0 ;; esac
 ski_main

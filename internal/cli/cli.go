@@ -49,23 +49,28 @@ func OSEnv() Env {
 	return Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 }
 
-// DeadlineEnv names the environment variable that carries a deadline, in
-// Unix milliseconds, shared by every stage of a hook's pipeline: one
-// timeout for the whole pipeline without a timeout process per stage.
-const DeadlineEnv = "SKI_DEADLINE"
+// TimeoutEnv names the environment variable that limits, in whole seconds
+// from its start, how long a stage may run. The hooks set it for every
+// stage of a pipeline (which start together): one time limit for the whole
+// pipeline without a timeout process per stage.
+const TimeoutEnv = "SKI_HOOK_TIMEOUT"
 
 // Main runs fn, prints its error as "name: message" and returns the exit
-// code. When $SKI_DEADLINE passes first, it exits 1 at once; when it has
-// passed already, fn does not run.
+// code. When $SKI_HOOK_TIMEOUT seconds pass first, it exits 1 at once; when
+// the limit is 0, fn does not run.
 func Main(name string, env Env, fn func(Env) error) int {
-	if ms, err := strconv.ParseInt(env.Getenv(DeadlineEnv), 10, 64); err == nil {
-		late := func() { fmt.Fprintf(env.Stderr, "%s: deadline passed (%s)\n", name, DeadlineEnv) }
-		left := time.Until(time.UnixMilli(ms))
-		if left <= 0 {
+	if v := env.Getenv(TimeoutEnv); v != "" {
+		secs, err := strconv.ParseUint(v, 10, 31)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "%s: %s=%q: want whole seconds\n", name, TimeoutEnv, v)
+			return ExitUsage
+		}
+		late := func() { fmt.Fprintf(env.Stderr, "%s: deadline passed (%s=%d)\n", name, TimeoutEnv, secs) }
+		if secs == 0 {
 			late()
 			return ExitError
 		}
-		t := time.AfterFunc(left, func() {
+		t := time.AfterFunc(time.Duration(secs)*time.Second, func() {
 			late()
 			os.Exit(ExitError)
 		})

@@ -2,25 +2,43 @@ package cli
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
-// A deadline that has passed already stops the command before it runs.
-func TestMainPastDeadline(t *testing.T) {
+// A time limit of 0 stops the command before it runs; one that is not whole
+// seconds is a usage error.
+func TestMainTimeout(t *testing.T) {
+	for _, c := range []struct {
+		value, stderr string
+		code          int
+	}{
+		{"0", "ski-x: deadline passed (SKI_HOOK_TIMEOUT=0)", ExitError},
+		{"1.5", `ski-x: SKI_HOOK_TIMEOUT="1.5": want whole seconds`, ExitUsage},
+		{"-1", `ski-x: SKI_HOOK_TIMEOUT="-1": want whole seconds`, ExitUsage},
+	} {
+		var stderr bytes.Buffer
+		env := Env{Stderr: &stderr, Getenv: func(k string) string {
+			if k == TimeoutEnv {
+				return c.value
+			}
+			return ""
+		}}
+		ran := false
+		code := Main("ski-x", env, func(Env) error { ran = true; return nil })
+		if code != c.code || ran || !strings.Contains(stderr.String(), c.stderr) {
+			t.Errorf("%s: code %d, ran %v, stderr %q", c.value, code, ran, stderr.String())
+		}
+	}
 	var stderr bytes.Buffer
-	past := strconv.FormatInt(time.Now().Add(-time.Second).UnixMilli(), 10)
 	env := Env{Stderr: &stderr, Getenv: func(k string) string {
-		if k == DeadlineEnv {
-			return past
+		if k == TimeoutEnv {
+			return "10"
 		}
 		return ""
 	}}
 	ran := false
-	code := Main("ski-x", env, func(Env) error { ran = true; return nil })
-	if code != ExitError || ran || !strings.Contains(stderr.String(), "ski-x: deadline passed") {
-		t.Fatalf("code %d, ran %v, stderr %q", code, ran, stderr.String())
+	if code := Main("ski-x", env, func(Env) error { ran = true; return nil }); code != ExitOK || !ran {
+		t.Errorf("10 s: code %d, ran %v, stderr %q", code, ran, stderr.String())
 	}
 }

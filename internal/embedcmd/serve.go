@@ -120,8 +120,8 @@ func (s server) spawn(model string, delay time.Duration) error {
 	if s.runtime != "" {
 		args = append(args, "--onnxruntime", s.runtime)
 	}
-	// The server outlives the hook whose deadline this process may carry.
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, cli.DeadlineEnv+"=") })
+	// The server outlives the hook whose time limit this process may carry.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, cli.TimeoutEnv+"=") })
 	return embedsrv.Spawn(env, exe, args...)
 }
 

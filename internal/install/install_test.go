@@ -45,7 +45,7 @@ func TestClaudeSettingsRoundTrip(t *testing.T) {
 		t.Errorf("ski's PostToolUse group should sit beside the user's: %v", got)
 	}
 	cmd := gjson.GetBytes(data, "hooks.UserPromptSubmit.0.hooks.0.command").Str
-	if cmd != "bash '"+script+"' prompt" {
+	if cmd != "sh '"+script+"' prompt" {
 		t.Errorf("command %q", cmd)
 	}
 	if _, err := os.Stat(path + ".ski-backup-1700000000"); err != nil {
