@@ -3,6 +3,7 @@ package embedsrv
 import (
 	"errors"
 	"fmt"
+	"os"
 	"syscall"
 	"time"
 
@@ -12,7 +13,9 @@ import (
 
 // Client embeds through the server at Socket when it answers, and with
 // Local otherwise. After one failure it stops asking for the rest of its
-// life. It never changes results: the server runs the same model code.
+// life. It never changes results: the server runs the same model code. It
+// keeps its connection between requests (a handshake and the query that
+// follows it share one), until Close.
 type Client struct {
 	Local  embed.Embedder // the in-process embedder, opened lazily by its owner
 	Socket string
@@ -32,13 +35,16 @@ type Client struct {
 	QueryText func(prompt string) string
 
 	off, start bool
+	conn       *os.File
 }
 
 // Model is the local embedder's model.
 func (c *Client) Model() embed.Model { return c.Local.Model() }
 
-// Close closes the local embedder, and starts a server if none answered.
+// Close closes the connection and the local embedder, and starts a server
+// if none answered.
 func (c *Client) Close() error {
+	c.hangUp()
 	if c.start && c.Start != nil {
 		if err := c.Start(); err != nil && c.Log != nil {
 			c.Log(fmt.Sprintf("start embed server: %v", err))
@@ -112,35 +118,63 @@ func (c *Client) Ping() error {
 	return err
 }
 
-// call sends req (its Hello filled in) and returns the vectors of its texts.
+// call sends req (its Hello filled in) and returns the vectors of its
+// texts. It dials the server unless it holds a connection; after an error
+// it holds none.
 func (c *Client) call(req request) ([][]float32, error) {
-	texts := req.Texts
-	conn, err := unixsock.Dial(c.Socket, c.Timeout)
-	if err != nil {
-		return nil, err
+	reused := c.conn != nil
+	vecs, answered, err := c.exchange(req)
+	if err != nil && reused && !answered && !errors.Is(err, os.ErrDeadlineExceeded) {
+		// The server closed the connection kept from the last request
+		// (it stopped in between): ask once more on a new one.
+		c.hangUp()
+		vecs, _, err = c.exchange(req)
 	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(c.Timeout + time.Duration(max(len(texts)-1, 0))*c.PerText))
+	if err != nil {
+		c.hangUp()
+	}
+	return vecs, err
+}
+
+// exchange is one request and its response; answered says a response came.
+func (c *Client) exchange(req request) (vecs [][]float32, answered bool, err error) {
+	texts := req.Texts
+	if c.conn == nil {
+		conn, err := unixsock.Dial(c.Socket, c.Timeout)
+		if err != nil {
+			return nil, false, err
+		}
+		c.conn = conn
+	}
+	c.conn.SetDeadline(time.Now().Add(c.Timeout + time.Duration(max(len(texts)-1, 0))*c.PerText))
 	m := c.Local.Model()
 	hello := Hello{Protocol: Protocol, Model: m.ID, Build: c.Build}
 	req.Hello = hello
-	if err := writeFrame(conn, req); err != nil {
-		return nil, fmt.Errorf("send: %w", err)
+	if err := writeFrame(c.conn, req); err != nil {
+		return nil, false, fmt.Errorf("send: %w", err)
 	}
 	var resp response
-	if err := readFrame(conn, &resp); err != nil {
-		return nil, fmt.Errorf("receive: %w", err)
+	if err := readFrame(c.conn, &resp); err != nil {
+		return nil, false, fmt.Errorf("receive: %w", err)
 	}
 	if resp.Hello != hello {
-		return nil, fmt.Errorf("%w: server %+v, client %+v", errMismatch, resp.Hello, hello)
+		return nil, true, fmt.Errorf("%w: server %+v, client %+v", errMismatch, resp.Hello, hello)
 	}
 	if resp.Error != "" {
-		return nil, errors.New(resp.Error)
+		return nil, true, errors.New(resp.Error)
 	}
 	if resp.Dim != m.Dim {
-		return nil, fmt.Errorf("server vectors have %d dims, model %d", resp.Dim, m.Dim)
+		return nil, true, fmt.Errorf("server vectors have %d dims, model %d", resp.Dim, m.Dim)
 	}
-	return unpackVectors(resp.Vectors, len(texts), resp.Dim)
+	vecs, err = unpackVectors(resp.Vectors, len(texts), resp.Dim)
+	return vecs, true, err
+}
+
+func (c *Client) hangUp() {
+	if c.conn != nil {
+		c.conn.Close()
+		c.conn = nil
+	}
 }
 
 // Alive reports whether a server answers on socket (it may still be of

@@ -394,3 +394,36 @@ func TestPromptsNeedQueryText(t *testing.T) {
 		t.Fatalf("err %v, in process %d, logged %q", err, l.n, logged)
 	}
 }
+
+// A handshake and the requests after it share one connection: they are
+// answered even when the socket is gone by then. A server that stops
+// closes the connections clients still hold instead of waiting on them.
+func TestOneConnectionPerClient(t *testing.T) {
+	sock := socket(t)
+	done := serve(t, sock, "b1", 300*time.Millisecond)
+	c, l, starts := client(sock, "b1")
+	defer c.Close()
+	if err := c.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(sock); err != nil {
+		t.Fatal(err)
+	}
+	check(t, c, l, 0)
+	check(t, c, l, 0)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("an idle server waited on a connection its client still holds")
+	}
+	// The connection is gone with the server: the client falls back, and
+	// starts a server for next time (no socket answers).
+	check(t, c, l, len(texts))
+	c.Close()
+	if *starts != 1 {
+		t.Errorf("starts %d, want 1", *starts)
+	}
+}

@@ -4,8 +4,8 @@
 // when one answers and embeds in process when none does, so a missing,
 // stale, foreign or broken server only costs time, never a result.
 //
-// Protocol: one request and one response per connection, each a frame of a
-// 4-byte big-endian length and a JSON object. Every request carries a Hello
+// Protocol: requests and responses take turns on a connection, each a frame
+// of a 4-byte big-endian length and a JSON object. Every request carries a Hello
 // (protocol version, model id, build id); a server that differs in any of
 // them answers with an error and exits, so an upgraded binary or model never
 // talks to an old server for long.
@@ -25,8 +25,9 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 )
 
-// Protocol is the version of the wire format (2: requests of prompts).
-const Protocol = 2
+// Protocol is the version of the wire format (2: requests of prompts; 3:
+// several requests per connection).
+const Protocol = 3
 
 // maxFrame bounds a frame, so a corrupt length cannot allocate gigabytes.
 const maxFrame = 64 << 20

@@ -72,7 +72,7 @@ func Serve(o ServerOptions) error {
 		return err
 	}
 	defer ln.Close()
-	s := &server{o: o, emb: emb, ln: ln, cache: newCache(o.CacheSize),
+	s := &server{o: o, emb: emb, ln: ln, cache: newCache(o.CacheSize), conns: map[*os.File]bool{},
 		hello: Hello{Protocol: Protocol, Model: emb.Model().ID, Build: o.Build}}
 	if o.Hint != nil {
 		if stop, err := s.hints(); err == nil {
@@ -111,35 +111,78 @@ type server struct {
 	mu      sync.Mutex // guards emb, cache and stopped
 	cache   *cache
 	stopped bool
+	connMu  sync.Mutex // guards conns
+	conns   map[*os.File]bool
 }
 
+// stop closes the listener and the connections still open, so clients
+// that keep one do not hold the server up.
 func (s *server) stop() {
 	s.mu.Lock()
 	s.stopped = true
 	s.mu.Unlock()
 	s.ln.Close()
+	s.connMu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.conns = nil
+	s.connMu.Unlock()
 }
 
-// handle answers one request.
+// track adds conn to the open connections, or says the server stopped.
+func (s *server) track(conn *os.File) bool {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.conns == nil {
+		return false
+	}
+	s.conns[conn] = true
+	return true
+}
+
+func (s *server) untrack(conn *os.File) {
+	s.connMu.Lock()
+	delete(s.conns, conn)
+	s.connMu.Unlock()
+}
+
+// handle answers the requests of one connection until the client hangs up
+// (or a request is of another version).
 func (s *server) handle(conn *os.File) {
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(time.Minute))
-	var req request
-	if err := readFrame(conn, &req); err != nil {
+	if !s.track(conn) {
+		conn.Close()
 		return
 	}
+	defer func() {
+		s.untrack(conn)
+		conn.Close()
+	}()
+	for {
+		conn.SetDeadline(time.Now().Add(time.Minute))
+		var req request
+		if err := readFrame(conn, &req); err != nil {
+			return
+		}
+		if req.Hello != s.hello {
+			writeFrame(conn, response{Hello: s.hello,
+				Error: fmt.Sprintf("%v: server %+v, client %+v", errMismatch, s.hello, req.Hello)})
+			s.stop() // a newer binary or another model is in use: make way
+			return
+		}
+		if err := writeFrame(conn, s.answer(req)); err != nil {
+			return
+		}
+	}
+}
+
+// answer is the response to req, a request of this server's version.
+func (s *server) answer(req request) response {
 	resp := response{Hello: s.hello}
-	if req.Hello != s.hello {
-		resp.Error = fmt.Sprintf("%v: server %+v, client %+v", errMismatch, s.hello, req.Hello)
-		writeFrame(conn, resp)
-		s.stop() // a newer binary or another model is in use: make way
-		return
-	}
+	resp.Dim = s.emb.Model().Dim
 	if len(req.Texts) == 0 {
 		// A handshake only: answered without waiting for the model.
-		resp.Dim = s.emb.Model().Dim
-		writeFrame(conn, resp)
-		return
+		return resp
 	}
 	var vecs [][]float32
 	var err error
@@ -156,12 +199,10 @@ func (s *server) handle(conn *os.File) {
 		vecs, err = embed.Queries(cached{s}, texts)
 	}
 	if err != nil {
-		resp.Error = err.Error()
-	} else {
-		resp.Dim = s.emb.Model().Dim
-		resp.Vectors = packVectors(vecs, resp.Dim)
+		return response{Hello: s.hello, Error: err.Error()}
 	}
-	writeFrame(conn, resp)
+	resp.Vectors = packVectors(vecs, resp.Dim)
+	return resp
 }
 
 // embed embeds texts one request at a time, answering repeated queries
