@@ -69,6 +69,12 @@ type File struct {
 type Env struct {
 	Getenv  func(string) string
 	Runtime string // ONNX Runtime shared library from config or flag; "" = search
+	// OneQuery says the process opens the model to embed a prompt or two
+	// and exit (ski-embed --query without a server): a backend may skip
+	// load-time work that only pays off over many texts, where that
+	// changes no vector. OpenOrLexical keeps it only when the first texts
+	// embedded are queries (an index rebuilt on the way wants the work).
+	OneQuery bool
 }
 
 // LexicalID is the id of the offline lexical model.
@@ -133,17 +139,21 @@ func OpenOrLexical(id string, env Env, warn func(string)) Embedder {
 		if !ok {
 			err = fmt.Errorf("model %q: backend %q is not built in", id, m.Backend)
 		} else if err = b.check(m, env); err == nil {
-			return &lazy{model: m, open: func() (Embedder, error) { return b.open(m, env) }}
+			return &lazy{model: m, open: func(first Purpose) (Embedder, error) {
+				e := env
+				e.OneQuery = env.OneQuery && first == Query
+				return b.open(m, e)
+			}}
 		}
 	}
 	warn(fmt.Sprintf("%v; using the lexical embedder (run scripts/setup.sh or ski-embed --fetch)", err))
 	return NewLexical()
 }
 
-// lazy opens its model on the first Embed.
+// lazy opens its model on the first Embed, telling it that call's purpose.
 type lazy struct {
 	model Model
-	open  func() (Embedder, error)
+	open  func(first Purpose) (Embedder, error)
 	e     Embedder
 }
 
@@ -151,7 +161,7 @@ func (l *lazy) Model() Model { return l.model }
 
 func (l *lazy) Embed(texts []string, p Purpose) ([][]float32, error) {
 	if l.e == nil {
-		e, err := l.open()
+		e, err := l.open(p)
 		if err != nil {
 			return nil, err
 		}

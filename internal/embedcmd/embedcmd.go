@@ -120,7 +120,7 @@ func (p Program) Run(env cli.Env) error {
 		return cli.Usagef("--model: %v", err)
 	}
 	so := scan.FromEnv(env.Getenv, *host, cwd, res.Config(cwd).ExtraRoots, warn)
-	eenv := embed.Env{Getenv: env.Getenv, Runtime: *runtime}
+	eenv := embed.Env{Getenv: env.Getenv, Runtime: *runtime, OneQuery: *queryMode}
 	if eenv.Runtime == "" {
 		eenv.Runtime = res.Config(cwd).OnnxRuntime
 	}

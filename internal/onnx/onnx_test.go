@@ -279,11 +279,11 @@ func TestOptimisedCopy(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	first, err := newSession(src, cache)
+	first, err := newSession(src, cache, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := newSession(src, cache)
+	second, err := newSession(src, cache, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,6 +301,36 @@ func TestOptimisedCopy(t *testing.T) {
 		vb, err2 := b.Embed([]string{text}, embed.Query)
 		if err1 != nil || err2 != nil || !slices.Equal(va[0], vb[0]) {
 			t.Fatalf("text %d: vectors differ (%v, %v)", i, err1, err2)
+		}
+	}
+}
+
+// A process that opens a model for one query skips packing the weights only
+// for quantised models, and their vectors are the same bit for bit.
+func TestOneQuerySameVectors(t *testing.T) {
+	for _, id := range models {
+		m, _ := embed.Lookup(id)
+		if packs := prepack(m, embed.Env{OneQuery: true}); packs == m.Quantised {
+			t.Errorf("%s: prepack for one query %v, quantised %v", id, packs, m.Quantised)
+		}
+		if !prepack(m, embed.Env{}) {
+			t.Errorf("%s: no prepacking outside one query", id)
+		}
+		if !m.Quantised {
+			continue
+		}
+		packed := open(t, id)
+		e, err := Open(m, embed.Env{Getenv: os.Getenv, OneQuery: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		for i, text := range sentences(t) {
+			va, err1 := packed.Embed([]string{text}, embed.Query)
+			vb, err2 := e.Embed([]string{text}, embed.Query)
+			if err1 != nil || err2 != nil || !slices.Equal(va[0], vb[0]) {
+				t.Fatalf("%s text %d: vectors differ without prepacking (%v, %v)", id, i, err1, err2)
+			}
 		}
 	}
 }

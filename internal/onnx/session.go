@@ -32,14 +32,15 @@ var (
 )
 
 // newSession opens the model at path, through its optimised copy under
-// cacheDir when there is one, making that copy otherwise. A copy that
-// cannot be loaded is removed and made again; a cache that cannot be
-// written only costs time.
-func newSession(path, cacheDir string) (*ort.DynamicAdvancedSession, error) {
+// cacheDir when there is one, making that copy otherwise; without prepack
+// the weights are not packed for the CPU's kernels at load (see prepack). A
+// copy that cannot be loaded is removed and made again; a cache that
+// cannot be written only costs time.
+func newSession(path, cacheDir string, prepack bool) (*ort.DynamicAdvancedSession, error) {
 	opt, err := optimisedPath(path, cacheDir)
 	if err == nil {
 		if _, err := os.Stat(opt); err == nil {
-			sess, err := createSession(opt, ort.GraphOptimizationLevelDisableAll, "")
+			sess, err := createSession(opt, ort.GraphOptimizationLevelDisableAll, "", prepack)
 			if err == nil {
 				return sess, nil
 			}
@@ -50,7 +51,7 @@ func newSession(path, cacheDir string) (*ort.DynamicAdvancedSession, error) {
 			return sess, nil
 		}
 	}
-	return createSession(path, ort.GraphOptimizationLevelEnableExtended, "")
+	return createSession(path, ort.GraphOptimizationLevelEnableExtended, "", prepack)
 }
 
 // saveOptimised creates a session from path and has ONNX Runtime write the
@@ -67,7 +68,7 @@ func saveOptimised(path, opt string) (*ort.DynamicAdvancedSession, error) {
 	}
 	defer os.RemoveAll(dir)
 	tmp := filepath.Join(dir, filepath.Base(opt))
-	sess, err := createSession(path, ort.GraphOptimizationLevelEnableExtended, tmp)
+	sess, err := createSession(path, ort.GraphOptimizationLevelEnableExtended, tmp, true)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +121,8 @@ func optimisedPath(path, cacheDir string) (string, error) {
 
 // createSession makes a session for the model file at path with the given
 // optimisation level, saving the optimised graph to save, and its weights to
-// save+".data", when save is not "".
-func createSession(path string, level ort.GraphOptimizationLevel, save string) (*ort.DynamicAdvancedSession, error) {
+// save+".data", when save is not "", and packing the weights when prepack.
+func createSession(path string, level ort.GraphOptimizationLevel, save string, prepack bool) (*ort.DynamicAdvancedSession, error) {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("session options: %w", err)
@@ -137,6 +138,11 @@ func createSession(path string, level ort.GraphOptimizationLevel, save string) (
 	}
 	if err := opts.SetGraphOptimizationLevel(level); err != nil {
 		return nil, fmt.Errorf("session options: %w", err)
+	}
+	if !prepack {
+		if err := opts.AddSessionConfigEntry("session.disable_prepacking", "1"); err != nil {
+			return nil, fmt.Errorf("session options: %w", err)
+		}
 	}
 	if save != "" {
 		if err := opts.SetOptimizedModelFilePath(save); err != nil {
