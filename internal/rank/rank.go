@@ -9,9 +9,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -128,13 +129,7 @@ type Catalog struct {
 	model    embed.Model
 	names    mention.Names
 	byName   map[string][]int // mentionable name -> entries
-	keywords [][]keyword
-}
-
-// keyword is one keyword, alias or tag and its whole-word matcher.
-type keyword struct {
-	word string
-	re   *regexp.Regexp
+	keywords [][]string       // each entry's keywords, aliases and tags, lower case
 }
 
 // NewCatalog prepares idx for ranking.
@@ -149,13 +144,13 @@ func NewCatalog(idx *vecfile.Index) *Catalog {
 			c.names[n] = true
 			c.byName[n] = append(c.byName[n], i)
 		}
-		var res []keyword
+		var words []string
 		for _, k := range uniq(append(append(append([]string{}, s.Keywords...), s.Aliases...), s.Tags...)...) {
 			if k = strings.TrimSpace(strings.ToLower(k)); len(k) >= 2 {
-				res = append(res, keyword{k, regexp.MustCompile(`(?i)(^|[^\pL\pN_])` + regexp.QuoteMeta(k) + `($|[^\pL\pN_])`)})
+				words = append(words, k)
 			}
 		}
-		c.keywords = append(c.keywords, res)
+		c.keywords = append(c.keywords, words)
 	}
 	return c
 }
@@ -214,6 +209,7 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 			penalty = o.SmallEditPenalty(h.Model, q.Cwd)
 		}
 	}
+	low := strings.ToLower(q.Prompt)
 	mentioned := map[int]string{}
 	for _, m := range mention.Find(q.Prompt, c.names) {
 		for _, i := range c.byName[m.Name] {
@@ -241,9 +237,9 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		cd.Lexical = round(lex)
 		hits := 0
 		for _, k := range c.keywords[i] {
-			if hits < MaxKeywordHits && k.re.MatchString(q.Prompt) {
+			if hits < MaxKeywordHits && hasWord(low, k) {
 				hits++
-				cd.Why = append(cd.Why, fmt.Sprintf("keyword %q +%.2f", k.word, boost))
+				cd.Why = append(cd.Why, fmt.Sprintf("keyword %q +%.2f", k, boost))
 			}
 		}
 		cd.Boost = round(float64(hits) * boost)
@@ -295,6 +291,28 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	}
 	return out, nil
 }
+
+// hasWord reports whether word occurs in s as a whole word: neither
+// neighbour is a letter, a digit or an underscore. Both are lower case.
+func hasWord(s, word string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], word)
+		if i < 0 {
+			return false
+		}
+		i += from
+		j := i + len(word)
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[j:])
+		if (i == 0 || !isWordRune(before)) && (j == len(s) || !isWordRune(after)) {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		from = i + size
+	}
+}
+
+func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
 
 // intentBoosts returns, for a prompt of intent kind, weight × how far each
 // skill's cosine to the intent's concept vector stands above the mean plus

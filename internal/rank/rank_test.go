@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -252,6 +253,27 @@ func TestRankingReadRanksLikeWholeIndex(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: ranking read differs:\n got %+v\nwant %+v", p, got, want)
+		}
+	}
+}
+
+// hasWord finds a keyword as a whole word, as the pattern
+// (?i)(^|[^\pL\pN_])KEYWORD($|[^\pL\pN_]) does, without compiling one per
+// keyword on every prompt.
+func TestHasWordLikeThePattern(t *testing.T) {
+	prompts := []string{
+		"deploy the Helm chart", "helmfile sync", "my_helm chart", "helm_chart", "Helm, then k8s.", "k8s-helm",
+		"(helm)", "über-helm", "helmé", "HELM", "helm", "", "a helm helmet helm", "the go-to guide", "go to",
+		"ci/cd pipelines", "ci/cd", "pipeline ci/cd!", "naïve api", "API2 api", "x api_", "日本語api", "api日本語",
+		"c++ code", "the c++", "node.js app", "nodejs", "ＡＰＩ", "straße api",
+	}
+	words := []string{"helm", "helm chart", "k8s", "go-to", "ci/cd", "api", "c++", "node.js", "straße"}
+	for _, p := range prompts {
+		for _, w := range words {
+			re := regexp.MustCompile(`(?i)(^|[^\pL\pN_])` + regexp.QuoteMeta(w) + `($|[^\pL\pN_])`)
+			if got, want := hasWord(strings.ToLower(p), w), re.MatchString(p); got != want {
+				t.Errorf("hasWord(%q, %q) = %v, the pattern says %v", p, w, got, want)
+			}
 		}
 	}
 }
