@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/skill-inject/ski/internal/cli"
-	"github.com/skill-inject/ski/internal/lazyre"
+	"github.com/skill-inject/ski/internal/mention"
 	"github.com/skill-inject/ski/internal/rank"
 	"github.com/skill-inject/ski/internal/settings"
 	"github.com/skill-inject/ski/internal/xdg"
@@ -40,7 +40,8 @@ func run(env cli.Env) error {
 	if *bodyWeight >= 0 {
 		o.BodyWeight = bodyWeight
 	}
-	// The prompt's patterns compile while the query is on its way.
-	go lazyre.CompileAll()
+	// The patterns that find mentions compile while the query is on its
+	// way (the query record brings the rest of the prompt's reading).
+	go mention.Prepare()
 	return rank.Run(o, env.Stdin, env.Stdout)
 }

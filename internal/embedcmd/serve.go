@@ -93,7 +93,7 @@ func (s server) client(local embed.Embedder, build string) (*embedsrv.Client, er
 	if err != nil {
 		return nil, err
 	}
-	return &embedsrv.Client{Local: local, Socket: sock, Build: build, QueryText: prompt.QueryText,
+	return &embedsrv.Client{Local: local, Socket: sock, Build: build, ReadPrompt: prompt.Read,
 		Timeout: serverTimeout, PerText: serverPerText, Log: s.warn}, nil
 }
 
@@ -150,7 +150,7 @@ func (s server) serve(model string, idle, delay time.Duration, detach bool) erro
 	if err != nil {
 		return err
 	}
-	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256, Hint: query.Hint, QueryText: prompt.QueryText,
+	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256, Hint: query.Hint, ReadPrompt: prompt.Read,
 		Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
 	if errors.Is(err, embedsrv.ErrRunning) {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/unixsock"
 )
 
@@ -30,9 +31,9 @@ type Client struct {
 	Start func() error
 	// Log receives one line when a server was there but failed.
 	Log func(string)
-	// QueryText turns a prompt into the text embedded for it
-	// (prompt.QueryText), for EmbedPrompts when it embeds in process.
-	QueryText func(prompt string) string
+	// ReadPrompt reads a prompt (prompt.Read), for EmbedPrompts when it
+	// embeds in process.
+	ReadPrompt func(p string) prompt.Reading
 
 	off, start bool
 	conn       *os.File
@@ -55,43 +56,58 @@ func (c *Client) Close() error {
 
 // Embed asks the server, falling back to the local embedder.
 func (c *Client) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
-	if vecs, ok := c.ask(request{Purpose: p, Texts: texts}); ok {
-		return vecs, nil
+	if resp, ok := c.ask(request{Purpose: p, Texts: texts}); ok {
+		return resp.vecs, nil
 	}
 	return c.Local.Embed(texts, p)
 }
 
 // ask sends req to the server unless it failed before, and says whether it
 // answered; after a failure the server is not asked again.
-func (c *Client) ask(req request) ([][]float32, bool) {
+func (c *Client) ask(req request) (answer, bool) {
 	if c.off {
-		return nil, false
+		return answer{}, false
 	}
-	vecs, err := c.call(req)
+	resp, err := c.call(req)
 	if err != nil {
 		c.off = true
 		c.failed(err)
-		return nil, false
+		return answer{}, false
 	}
-	return vecs, true
+	return resp, true
 }
 
-// EmbedPrompts embeds the query texts of prompts, as embed.Queries does.
-// The server reads the prompts itself, where the patterns that read them
-// are compiled already; this process need not compile them. When the
-// server does not answer, they are read here and embedded in process.
-func (c *Client) EmbedPrompts(prompts []string) ([][]float32, error) {
-	if vecs, ok := c.ask(request{Purpose: embed.Query, Texts: prompts, Prompts: true}); ok {
-		return vecs, nil
+// answer is a response with its vectors unpacked.
+type answer struct {
+	vecs     [][]float32
+	Readings []prompt.Reading
+}
+
+// EmbedPrompts reads prompts (prompt.Read) and embeds their query texts,
+// as embed.Queries does. The server reads the prompts itself, where the
+// patterns that read them are compiled already, and returns its readings;
+// this process need not compile them. When the server does not answer,
+// they are read here and embedded in process.
+func (c *Client) EmbedPrompts(prompts []string) ([][]float32, []prompt.Reading, error) {
+	resp, ok := c.ask(request{Purpose: embed.Query, Texts: prompts, Prompts: true})
+	if ok && len(resp.Readings) == len(prompts) {
+		return resp.vecs, resp.Readings, nil
 	}
-	if c.QueryText == nil {
-		return nil, errors.New("embed server client: no QueryText to read prompts in process")
+	if ok {
+		c.off = true
+		c.failed(fmt.Errorf("%d readings for %d prompts", len(resp.Readings), len(prompts)))
 	}
+	if c.ReadPrompt == nil {
+		return nil, nil, errors.New("embed server client: no ReadPrompt to read prompts in process")
+	}
+	readings := make([]prompt.Reading, len(prompts))
 	texts := make([]string, len(prompts))
 	for i, p := range prompts {
-		texts[i] = c.QueryText(p)
+		readings[i] = c.ReadPrompt(p)
+		texts[i] = readings[i].Text
 	}
-	return embed.Queries(c.Local, texts)
+	vecs, err := embed.Queries(c.Local, texts)
+	return vecs, readings, err
 }
 
 // failed notes that a server should be started when none listens, or when
@@ -121,28 +137,28 @@ func (c *Client) Ping() error {
 // call sends req (its Hello filled in) and returns the vectors of its
 // texts. It dials the server unless it holds a connection; after an error
 // it holds none.
-func (c *Client) call(req request) ([][]float32, error) {
+func (c *Client) call(req request) (answer, error) {
 	reused := c.conn != nil
-	vecs, answered, err := c.exchange(req)
+	resp, answered, err := c.exchange(req)
 	if err != nil && reused && !answered && !errors.Is(err, os.ErrDeadlineExceeded) {
 		// The server closed the connection kept from the last request
 		// (it stopped in between): ask once more on a new one.
 		c.hangUp()
-		vecs, _, err = c.exchange(req)
+		resp, _, err = c.exchange(req)
 	}
 	if err != nil {
 		c.hangUp()
 	}
-	return vecs, err
+	return resp, err
 }
 
 // exchange is one request and its response; answered says a response came.
-func (c *Client) exchange(req request) (vecs [][]float32, answered bool, err error) {
+func (c *Client) exchange(req request) (a answer, answered bool, err error) {
 	texts := req.Texts
 	if c.conn == nil {
 		conn, err := unixsock.Dial(c.Socket, c.Timeout)
 		if err != nil {
-			return nil, false, err
+			return answer{}, false, err
 		}
 		c.conn = conn
 	}
@@ -151,23 +167,24 @@ func (c *Client) exchange(req request) (vecs [][]float32, answered bool, err err
 	hello := Hello{Protocol: Protocol, Model: m.ID, Build: c.Build}
 	req.Hello = hello
 	if err := writeFrame(c.conn, req); err != nil {
-		return nil, false, fmt.Errorf("send: %w", err)
+		return answer{}, false, fmt.Errorf("send: %w", err)
 	}
 	var resp response
 	if err := readFrame(c.conn, &resp); err != nil {
-		return nil, false, fmt.Errorf("receive: %w", err)
+		return answer{}, false, fmt.Errorf("receive: %w", err)
 	}
 	if resp.Hello != hello {
-		return nil, true, fmt.Errorf("%w: server %+v, client %+v", errMismatch, resp.Hello, hello)
+		return answer{}, true, fmt.Errorf("%w: server %+v, client %+v", errMismatch, resp.Hello, hello)
 	}
 	if resp.Error != "" {
-		return nil, true, errors.New(resp.Error)
+		return answer{}, true, errors.New(resp.Error)
 	}
 	if resp.Dim != m.Dim {
-		return nil, true, fmt.Errorf("server vectors have %d dims, model %d", resp.Dim, m.Dim)
+		return answer{}, true, fmt.Errorf("server vectors have %d dims, model %d", resp.Dim, m.Dim)
 	}
-	vecs, err = unpackVectors(resp.Vectors, len(texts), resp.Dim)
-	return vecs, true, err
+	a.vecs, err = unpackVectors(resp.Vectors, len(texts), resp.Dim)
+	a.Readings = resp.Readings
+	return a, true, err
 }
 
 func (c *Client) hangUp() {

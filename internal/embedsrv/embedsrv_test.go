@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/intent"
+	"github.com/skill-inject/ski/internal/prompt"
 )
 
 var texts = []string{"write a blameless postmortem", "create a helm chart"}
@@ -336,15 +338,20 @@ func TestRunDirRefusesOpenDirectory(t *testing.T) {
 	}
 }
 
-// Prompts are read by the server (its QueryText) and embedded as
-// embed.Queries would, a blank query text getting the zero vector; with no
-// server the client reads them itself. A handshake embeds nothing.
+// Prompts are read by the server (its ReadPrompt) and embedded as
+// embed.Queries would, a blank query text getting the zero vector, and the
+// readings come back with the vectors; with no server the client reads
+// them itself. A handshake embeds nothing.
 func TestPrompts(t *testing.T) {
-	queryText := func(p string) string { return strings.TrimPrefix(p, "/cmd") }
+	read := func(p string) prompt.Reading {
+		return prompt.Reading{Text: strings.TrimPrefix(p, "/cmd"), Intent: intent.Kind(strings.Fields(p + " none")[0])}
+	}
 	prompts := []string{"/cmd write a blameless postmortem", "/cmd", "create a helm chart"}
 	texts := make([]string, len(prompts))
+	readings := make([]prompt.Reading, len(prompts))
 	for i, p := range prompts {
-		texts[i] = queryText(p)
+		readings[i] = read(p)
+		texts[i] = readings[i].Text
 	}
 	want, err := embed.Queries(embed.NewLexical(), texts)
 	if err != nil {
@@ -352,7 +359,7 @@ func TestPrompts(t *testing.T) {
 	}
 	sock := socket(t)
 	model := &counted{Embedder: embed.NewLexical()}
-	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1", CacheSize: 8, QueryText: queryText,
+	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1", CacheSize: 8, ReadPrompt: read,
 		Open: func() (embed.Embedder, error) { return model, nil }})
 	for i := 0; i < 500 && !Alive(sock); i++ {
 		time.Sleep(2 * time.Millisecond)
@@ -361,36 +368,37 @@ func TestPrompts(t *testing.T) {
 	if err := c.Ping(); err != nil || model.n.Load() != 0 {
 		t.Fatalf("ping: %v, %d texts embedded", err, model.n.Load())
 	}
-	got, err := c.EmbedPrompts(prompts)
+	got, gotReadings, err := c.EmbedPrompts(prompts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) || l.n != 0 || model.n.Load() != 2 {
-		t.Fatalf("through the server: equal %v, in process %d, by the server %d", reflect.DeepEqual(got, want), l.n, model.n.Load())
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotReadings, readings) || l.n != 0 || model.n.Load() != 2 {
+		t.Fatalf("through the server: equal %v, readings %v, in process %d, by the server %d",
+			reflect.DeepEqual(got, want), gotReadings, l.n, model.n.Load())
 	}
 	c, l, _ = client(filepath.Join(filepath.Dir(sock), "none.sock"), "b1")
 	if err := c.Ping(); err == nil {
 		t.Fatal("ping of no server succeeded")
 	}
-	c.QueryText = queryText
-	got, err = c.EmbedPrompts(prompts)
+	c.ReadPrompt = read
+	got, gotReadings, err = c.EmbedPrompts(prompts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) || l.n != 2 {
-		t.Fatalf("in process: equal %v, in process %d", reflect.DeepEqual(got, want), l.n)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotReadings, readings) || l.n != 2 {
+		t.Fatalf("in process: equal %v, readings %v, in process %d", reflect.DeepEqual(got, want), gotReadings, l.n)
 	}
 }
 
-// A server without QueryText refuses prompts rather than embedding them
+// A server without ReadPrompt refuses prompts rather than embedding them
 // as they are.
-func TestPromptsNeedQueryText(t *testing.T) {
+func TestPromptsNeedReadPrompt(t *testing.T) {
 	sock := socket(t)
 	serve(t, sock, "b1", time.Minute)
 	c, l, _ := client(sock, "b1")
 	var logged string
 	c.Log = func(s string) { logged = s }
-	if _, err := c.EmbedPrompts([]string{"x"}); err == nil || l.n != 0 || !strings.Contains(logged, "does not read prompts") {
+	if _, _, err := c.EmbedPrompts([]string{"x"}); err == nil || l.n != 0 || !strings.Contains(logged, "does not read prompts") {
 		t.Fatalf("err %v, in process %d, logged %q", err, l.n, logged)
 	}
 }

@@ -23,11 +23,12 @@ import (
 	"path/filepath"
 
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/prompt"
 )
 
 // Protocol is the version of the wire format (2: requests of prompts; 3:
-// several requests per connection).
-const Protocol = 3
+// several requests per connection; 4: the readings of prompts returned).
+const Protocol = 4
 
 // maxFrame bounds a frame, so a corrupt length cannot allocate gigabytes.
 const maxFrame = 64 << 20
@@ -40,8 +41,8 @@ type Hello struct {
 }
 
 // request asks for the vectors of texts, or with Prompts for those of the
-// query texts of prompts (ServerOptions.QueryText; a blank one gets the
-// zero vector, as with embed.Queries).
+// query texts of prompts (ServerOptions.ReadPrompt; a blank one gets the
+// zero vector, as with embed.Queries) and their readings.
 type request struct {
 	Hello
 	Purpose embed.Purpose `json:"purpose"`
@@ -56,6 +57,8 @@ type response struct {
 	Error   string `json:"error,omitempty"`
 	Dim     int    `json:"dim"`
 	Vectors []byte `json:"vectors"`
+	// Readings are the prompts' readings, for a request of prompts.
+	Readings []prompt.Reading `json:"readings,omitempty"`
 }
 
 // errMismatch is a server of another protocol, model or build.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/flock"
+	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/unixsock"
 )
 
@@ -34,9 +35,9 @@ type ServerOptions struct {
 	// HintPath(Socket) into the query text to embed ahead of the request
 	// ("" for none).
 	Hint func(event []byte) string
-	// QueryText, when set, turns a prompt into its query text, for
-	// requests of prompts (Client.EmbedPrompts).
-	QueryText func(prompt string) string
+	// ReadPrompt, when set, reads a prompt (prompt.Read), for requests of
+	// prompts (Client.EmbedPrompts).
+	ReadPrompt func(p string) prompt.Reading
 }
 
 // Serve runs the server until it has been idle for o.Idle or a client of
@@ -189,12 +190,14 @@ func (s *server) answer(req request) response {
 	switch {
 	case !req.Prompts:
 		vecs, err = s.embed(req.Texts, req.Purpose)
-	case s.o.QueryText == nil:
+	case s.o.ReadPrompt == nil:
 		err = errors.New("this server does not read prompts")
 	default:
+		resp.Readings = make([]prompt.Reading, len(req.Texts))
 		texts := make([]string, len(req.Texts))
 		for i, p := range req.Texts {
-			texts[i] = s.o.QueryText(p)
+			resp.Readings[i] = s.o.ReadPrompt(p)
+			texts[i] = resp.Readings[i].Text
 		}
 		vecs, err = embed.Queries(cached{s}, texts)
 	}

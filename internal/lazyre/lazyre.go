@@ -18,29 +18,14 @@ type Regexp struct {
 	re   *regexp.Regexp
 }
 
-// all is every Regexp made by New, for CompileAll.
-var (
-	mu  sync.Mutex
-	all []*Regexp
-)
-
 // New returns expr, to be compiled when first used.
-func New(expr string) *Regexp {
-	r := &Regexp{expr: expr}
-	mu.Lock()
-	all = append(all, r)
-	mu.Unlock()
-	return r
-}
+func New(expr string) *Regexp { return &Regexp{expr: expr} }
 
-// CompileAll compiles every expression made by New so far. A stage that
-// will use them but first waits for its input runs it meanwhile ("go
-// lazyre.CompileAll()"), so the patterns cost nothing once the input is
-// there; a use that comes first waits for that one compile.
-func CompileAll() {
-	mu.Lock()
-	rs := all
-	mu.Unlock()
+// Compile compiles rs now. A stage that will use them but first waits for
+// its input runs it meanwhile ("go mention.Prepare()"), so the patterns
+// cost nothing once the input is there; a use that comes first waits for
+// that one compile.
+func Compile(rs ...*Regexp) {
 	for _, r := range rs {
 		r.Re()
 	}

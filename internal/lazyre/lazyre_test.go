@@ -31,7 +31,7 @@ func TestCompiledOnFirstUse(t *testing.T) {
 }
 
 func TestBadPatternPanicsOnUse(t *testing.T) {
-	r := &Regexp{expr: `(`} // not New: CompileAll would meet it
+	r := New(`(`)
 	defer func() {
 		if recover() == nil {
 			t.Error("no panic")
@@ -40,10 +40,10 @@ func TestBadPatternPanicsOnUse(t *testing.T) {
 	r.MatchString("x")
 }
 
-func TestCompileAll(t *testing.T) {
-	r := New(`compile[d]? all`)
-	CompileAll()
-	if r.re == nil || !r.MatchString("compiled all") {
-		t.Fatal("not compiled")
+func TestCompile(t *testing.T) {
+	r, other := New(`compile[d]? now`), New(`later`)
+	Compile(r)
+	if r.re == nil || other.re != nil || !r.MatchString("compiled now") {
+		t.Fatal("compiled the wrong patterns")
 	}
 }

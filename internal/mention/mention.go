@@ -38,6 +38,13 @@ var (
 	wordRe    = lazyre.New(nameChars)
 )
 
+// Prepare compiles the patterns Find uses: a stage runs it while its input
+// is on the way.
+func Prepare() {
+	lazyre.Compile(markRe, verbRe, skillRe, wordRe)
+	prompt.PrepareSlash()
+}
+
 // Find returns the mentions of known names in p, at most one per name, the
 // strongest kind first when a name is mentioned twice.
 func Find(p string, known Names) []Found {

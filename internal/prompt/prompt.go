@@ -34,6 +34,9 @@ func IsControl(p string) bool {
 
 var slashRe = lazyre.New(`^/([A-Za-z0-9][A-Za-z0-9._:-]*)(?:\s+|$)`)
 
+// PrepareSlash compiles the pattern Slash uses (see lazyre.Compile).
+func PrepareSlash() { lazyre.Compile(slashRe) }
+
 // Slash splits a prompt that starts with a "/name" command into the name
 // and the rest of the prompt. ok is false when it does not start so.
 func Slash(p string) (name, rest string, ok bool) {
@@ -50,17 +53,24 @@ var (
 	noiseLine = lazyre.New(`^\s*(at\s+[\w$.<>]+\(|File ".*", line \d+|\S+\.(go|py|js|ts|java|rs|rb|c|cc|cpp):\d+|goroutine \d+|Traceback \(most recent call last\)|\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}|\[\d{2}:\d{2}:\d{2}|#\d+\s+0x[0-9a-f]+)`)
 )
 
+// Reading is what ski reads from a prompt's words: the kind of request it
+// makes and the text embedded and matched for it.
+type Reading struct {
+	Text   string      `json:"text"`
+	Intent intent.Kind `json:"intent"`
+}
+
+// Read reads prompt p: its intent (intent.Of) and its QueryText.
+func Read(p string) Reading {
+	k := intent.Of(p)
+	return Reading{Text: intent.Expand(cleanText(p), k), Intent: k}
+}
+
 // QueryText is the text to embed for prompt p: without a leading /command,
 // fenced code blocks or log and trace lines, trimmed to MaxQueryChars, and
 // with the hint of its intent (intent.Expand).
 func QueryText(p string) string {
-	return QueryTextOf(p, intent.Of(p))
-}
-
-// QueryTextOf is QueryText for a prompt whose intent k the caller has
-// already read.
-func QueryTextOf(p string, k intent.Kind) string {
-	return intent.Expand(cleanText(p), k)
+	return Read(p).Text
 }
 
 // cleanText is p without a leading /command, fenced code blocks or log and

@@ -81,12 +81,12 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 	return nil
 }
 
-// PromptEmbedder is an embedder that reads prompts itself: it embeds the
-// query text of each (prompt.QueryText) as embed.Queries does. An embed
-// server client is one; its server has the patterns that read a prompt
-// compiled already.
+// PromptEmbedder is an embedder that reads prompts itself (prompt.Read):
+// it embeds the query text of each as embed.Queries does and returns the
+// readings. An embed server client is one; its server has the patterns
+// that read a prompt compiled already.
 type PromptEmbedder interface {
-	EmbedPrompts(prompts []string) ([][]float32, error)
+	EmbedPrompts(prompts []string) ([][]float32, []prompt.Reading, error)
 }
 
 type querier struct {
@@ -162,10 +162,12 @@ func (q *querier) one(line []byte) ([]byte, error) {
 	}
 	model := emb.Model().ID
 	var vecs [][]float32
+	var readings []prompt.Reading
 	if pe, ok := emb.(PromptEmbedder); ok {
-		vecs, err = pe.EmbedPrompts([]string{p.Str})
+		vecs, readings, err = pe.EmbedPrompts([]string{p.Str})
 	} else {
-		vecs, err = embed.Queries(emb, []string{prompt.QueryText(p.Str)})
+		readings = []prompt.Reading{prompt.Read(p.Str)}
+		vecs, err = embed.Queries(emb, []string{readings[0].Text})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("embed prompt: %w", err)
@@ -182,7 +184,8 @@ func (q *querier) one(line []byte) ([]byte, error) {
 		val any
 	}{
 		{"kind", record.KindQuery}, {"query_id", qid}, {"host", q.o.Host},
-		{"index", path}, {"model", model}, {"vector", vecs[0]},
+		{"index", path}, {"model", model}, {"text", readings[0].Text},
+		{"intent", string(readings[0].Intent)}, {"vector", vecs[0]},
 	} {
 		if out, err = sjson.SetBytes(out, kv.key, kv.val); err != nil {
 			return nil, fmt.Errorf("set %s: %w", kv.key, err)

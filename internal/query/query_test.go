@@ -57,6 +57,9 @@ func TestQueryBuildsIndexAndKeepsFields(t *testing.T) {
 		!strings.HasPrefix(q["query_id"].(string), "q-") || len(q["vector"].([]any)) != 1024 {
 		t.Fatalf("query record: %v", q)
 	}
+	if r := prompt.Read("write a postmortem"); q["text"] != r.Text || q["intent"] != string(r.Intent) {
+		t.Fatalf("query record's reading: text %q intent %q, want %+v", q["text"], q["intent"], r)
+	}
 	if _, err := os.Stat(q["index"].(string)); err != nil {
 		t.Fatalf("automatic index not built: %v", err)
 	}

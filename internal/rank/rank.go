@@ -102,7 +102,11 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 type Query struct {
 	ID, SessionID, Cwd, Host, Model, Prompt string
 	Vector                                  []float32
-	index                                   string
+	// Reading is the prompt's reading, when the record carries it (its
+	// "text" and "intent", from ski-embed --query); else Rank reads the
+	// prompt itself.
+	Reading *prompt.Reading
+	index   string
 }
 
 func parseQuery(line []byte) (Query, error) {
@@ -115,6 +119,17 @@ func parseQuery(line []byte) (Query, error) {
 	vec := gjson.GetBytes(line, "vector")
 	if !vec.IsArray() {
 		return Query{}, errors.New("query has no \"vector\" array")
+	}
+	if text, kind := gjson.GetBytes(line, "text"), gjson.GetBytes(line, "intent"); text.Exists() || kind.Exists() {
+		if text.Type != gjson.String || kind.Type != gjson.String {
+			return Query{}, errors.New("query \"text\" and \"intent\" must be strings, and come together")
+		}
+		switch k := intent.Kind(kind.Str); k {
+		case intent.None, intent.BugHunt, intent.SmallEdit:
+			q.Reading = &prompt.Reading{Text: text.Str, Intent: k}
+		default:
+			return Query{}, fmt.Errorf("query intent %q: want %q, %q or \"\"", kind.Str, intent.BugHunt, intent.SmallEdit)
+		}
 	}
 	for _, x := range vec.Array() {
 		q.Vector = append(q.Vector, float32(x.Float()))
@@ -187,10 +202,15 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	if o.BodyWeight != nil {
 		bodyWeight = *o.BodyWeight
 	}
-	kind := intent.Of(q.Prompt)
+	reading := q.Reading
+	if reading == nil {
+		r := prompt.Read(q.Prompt)
+		reading = &r
+	}
+	kind := reading.Intent
 	var terms bm25.Query
 	if lexWeight != 0 || bodyWeight != 0 {
-		terms = bm25.NewQuery(prompt.QueryTextOf(q.Prompt, kind))
+		terms = bm25.NewQuery(reading.Text)
 	}
 	text := fieldScores(c.text, terms, lexWeight, len(c.idx.Entries))
 	body := fieldScores(c.idx.Body, terms, bodyWeight, len(c.idx.Entries))

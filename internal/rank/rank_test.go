@@ -13,6 +13,8 @@ import (
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/intent"
+	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
@@ -274,6 +276,45 @@ func TestHasWordLikeThePattern(t *testing.T) {
 			if got, want := hasWord(strings.ToLower(p), w), re.MatchString(p); got != want {
 				t.Errorf("hasWord(%q, %q) = %v, the pattern says %v", p, w, got, want)
 			}
+		}
+	}
+}
+
+// A query record that carries the prompt's reading ("text" and "intent",
+// from ski-embed --query) is ranked by it; one without is read here, to
+// the same result; a bad reading is an error.
+func TestQueryReading(t *testing.T) {
+	path := testIndex(t)
+	const p = "rename the helm values key replicas to replicaCount, nothing else"
+	vec, _ := embed.NewLexical().Embed([]string{p}, embed.Query)
+	run := func(extra map[string]any) (string, error) {
+		q := map[string]any{"kind": "query", "query_id": "q1", "prompt": p, "model": embed.LexicalID, "index": path, "vector": vec[0]}
+		for k, v := range extra {
+			q[k] = v
+		}
+		line, _ := json.Marshal(q)
+		var out bytes.Buffer
+		err := Run(Options{}, bytes.NewReader(append(line, '\n')), &out)
+		return out.String(), err
+	}
+	read := prompt.Read(p)
+	if read.Intent != intent.SmallEdit {
+		t.Fatalf("the prompt reads as %q", read.Intent)
+	}
+	itself, err1 := run(nil)
+	given, err2 := run(map[string]any{"text": read.Text, "intent": string(read.Intent)})
+	if err1 != nil || err2 != nil || itself != given {
+		t.Fatalf("the record's reading ranks differently from the prompt's (%v, %v)", err1, err2)
+	}
+	other, err := run(map[string]any{"text": "write a blameless postmortem", "intent": ""})
+	if err != nil || strings.Contains(other, "small edit") || !strings.Contains(other, "bm25 +") || other == given {
+		t.Fatalf("the record's reading was not used: %v\n%s", err, other)
+	}
+	for _, bad := range []map[string]any{
+		{"text": "x", "intent": "refactor"}, {"text": "x"}, {"intent": ""}, {"text": 1, "intent": ""},
+	} {
+		if _, err := run(bad); err == nil {
+			t.Errorf("%v: no error", bad)
 		}
 	}
 }
