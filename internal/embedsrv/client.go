@@ -80,7 +80,7 @@ func (c *Client) ask(req request) (answer, bool) {
 // answer is a response with its vectors unpacked.
 type answer struct {
 	vecs     [][]float32
-	Readings []prompt.Reading
+	readings []prompt.Reading
 }
 
 // EmbedPrompts reads prompts (prompt.Read) and embeds their query texts,
@@ -90,12 +90,12 @@ type answer struct {
 // they are read here and embedded in process.
 func (c *Client) EmbedPrompts(prompts []string) ([][]float32, []prompt.Reading, error) {
 	resp, ok := c.ask(request{Purpose: embed.Query, Texts: prompts, Prompts: true})
-	if ok && len(resp.Readings) == len(prompts) {
-		return resp.vecs, resp.Readings, nil
+	if ok && len(resp.readings) == len(prompts) {
+		return resp.vecs, resp.readings, nil
 	}
 	if ok {
 		c.off = true
-		c.failed(fmt.Errorf("%d readings for %d prompts", len(resp.Readings), len(prompts)))
+		c.failed(fmt.Errorf("%d readings for %d prompts", len(resp.readings), len(prompts)))
 	}
 	if c.ReadPrompt == nil {
 		return nil, nil, errors.New("embed server client: no ReadPrompt to read prompts in process")
@@ -134,9 +134,9 @@ func (c *Client) Ping() error {
 	return err
 }
 
-// call sends req (its Hello filled in) and returns the vectors of its
-// texts. It dials the server unless it holds a connection; after an error
-// it holds none.
+// call sends req (its Hello filled in) and returns the server's answer. It
+// dials the server unless it holds a connection; after an error it holds
+// none.
 func (c *Client) call(req request) (answer, error) {
 	reused := c.conn != nil
 	resp, answered, err := c.exchange(req)
@@ -183,7 +183,7 @@ func (c *Client) exchange(req request) (a answer, answered bool, err error) {
 		return answer{}, true, fmt.Errorf("server vectors have %d dims, model %d", resp.Dim, m.Dim)
 	}
 	a.vecs, err = unpackVectors(resp.Vectors, len(texts), resp.Dim)
-	a.Readings = resp.Readings
+	a.readings = resp.Readings
 	return a, true, err
 }
 

@@ -49,6 +49,20 @@ func serve(t *testing.T, sock, build string, idle time.Duration) <-chan error {
 	return done
 }
 
+// waitExit waits for a server started by serve to return, failing with
+// why when it takes longer than 5 s or returns an error.
+func waitExit(t *testing.T, done <-chan error, why string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal(why)
+	}
+}
+
 // local counts the texts it embeds in process.
 type local struct {
 	embed.Embedder
@@ -212,14 +226,7 @@ func TestWrongVersionServer(t *testing.T) {
 	if *starts != 1 {
 		t.Errorf("starts %d after a version mismatch, want 1", *starts)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("old server did not exit")
-	}
+	waitExit(t, done, "old server did not exit")
 	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("socket left behind: %v", err)
 	}
@@ -267,14 +274,7 @@ func TestIdleExitAndLock(t *testing.T) {
 	if !errors.Is(err, ErrRunning) {
 		t.Fatalf("second server: %v, want ErrRunning", err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("server did not exit when idle")
-	}
+	waitExit(t, done, "server did not exit when idle")
 	if Alive(sock) {
 		t.Fatal("server still answers")
 	}
@@ -419,14 +419,7 @@ func TestOneConnectionPerClient(t *testing.T) {
 	}
 	check(t, c, l, 0)
 	check(t, c, l, 0)
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("an idle server waited on a connection its client still holds")
-	}
+	waitExit(t, done, "an idle server waited on a connection its client still holds")
 	// The connection is gone with the server: the client falls back, and
 	// starts a server for next time (no socket answers).
 	check(t, c, l, len(texts))

@@ -80,8 +80,8 @@ func Serve(o ServerOptions) error {
 			defer stop()
 		}
 	}
-	idle := time.AfterFunc(o.Idle, s.stop)
-	defer idle.Stop()
+	s.idle = time.AfterFunc(o.Idle, s.stop)
+	defer s.idle.Stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -95,7 +95,7 @@ func Serve(o ServerOptions) error {
 			}
 			return err
 		}
-		idle.Reset(o.Idle)
+		s.idle.Reset(o.Idle)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -114,6 +114,7 @@ type server struct {
 	stopped bool
 	connMu  sync.Mutex // guards conns
 	conns   map[*os.File]bool
+	idle    *time.Timer // stops the server after o.Idle without requests
 }
 
 // stop closes the listener and the connections still open, so clients
@@ -165,6 +166,7 @@ func (s *server) handle(conn *os.File) {
 		if err := readFrame(conn, &req); err != nil {
 			return
 		}
+		s.idle.Reset(s.o.Idle)
 		if req.Hello != s.hello {
 			writeFrame(conn, response{Hello: s.hello,
 				Error: fmt.Sprintf("%v: server %+v, client %+v", errMismatch, s.hello, req.Hello)})
