@@ -138,14 +138,14 @@ func (s server) serve(model string, idle, delay time.Duration, detach bool) erro
 	if detach {
 		return s.spawn(model, delay)
 	}
-	// The model runs in a C call that holds a P until the Go runtime's
-	// monitor takes it back, which an idle process does only every few
-	// milliseconds: with one P (the hooks run their stages with
-	// GOMAXPROCS=1, and a server started from a hook inherits it) a
-	// handshake waited behind the model. A second P answers at once.
-	if runtime.GOMAXPROCS(0) < 2 {
-		runtime.GOMAXPROCS(2)
-	}
+	// One P, whatever the server inherits: the model runs in a C call,
+	// and with a second P idle beside it the Go runtime's monitor thread
+	// wakes every 20-40 µs for as long as the call lasts (~1 ms of CPU per
+	// prompt here, taken from the stages starting on the other core). With
+	// one P the monitor hands the P on and sleeps, and a handshake that
+	// comes meanwhile runs on it at once (interleaved warm runs, one P
+	// against two: -0.9, -1.4 and -0.2 ms).
+	runtime.GOMAXPROCS(1)
 	sock, err := s.socket(model)
 	if err != nil {
 		return err
