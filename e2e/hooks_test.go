@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -280,5 +281,26 @@ func TestDeadlineFailsOpen(t *testing.T) {
 	r := w.run(w.payload("claude-prompt.json"), filepath.Join(repo, "scripts", "hook-claude.sh"), "prompt")
 	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "pipeline failed") || !strings.Contains(r.stderr, "deadline passed") {
 		t.Fatalf("want silent exit 0 with a deadline reason, got %+v", r)
+	}
+}
+
+// The shell hands the prompt to the stages as it is: shell syntax in it is
+// text, not commands, and its backslashes survive (a backslash lost would
+// leave an invalid JSON escape, and nothing would be injected).
+func TestPromptShellSyntaxIsText(t *testing.T) {
+	w := newWorld(t)
+	mark := filepath.Join(t.TempDir(), "ran")
+	prompt := "write a blameless postmortem for the outage $(touch " + mark + ") `touch " + mark + "` " +
+		`C:\incidents\db \n $HOME` + "\nEOF\n'; touch " + mark + "; echo '"
+	for _, host := range []string{"claude", "opencode"} {
+		payload := withPrompt(t, w.payload("claude-prompt.json"), prompt)
+		payload = bytes.Replace(payload, []byte(`"session_id":"`), []byte(`"session_id":"`+host+`-`), 1)
+		out := w.hook(host, "prompt", payload)
+		if !strings.Contains(out, "postmortem") {
+			t.Errorf("%s: the postmortem skill was not injected: %q", host, out)
+		}
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("the hook ran a command from the prompt")
 	}
 }
