@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skill-inject/ski/internal/vecfile"
+	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/xdg"
 )
 
@@ -40,7 +40,7 @@ func TestHookWithRealModel(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("indexes: %v", files)
 	}
-	idx, err := vecfile.Read(files[0])
+	idx, err := indexfile.Read(files[0])
 	if err != nil || idx.Header.Model != "bge-small-en-v1.5-q" || idx.Header.Embedder != "onnx" {
 		t.Fatalf("index header %+v, %v", idx.Header, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/skill-inject/ski/internal/eval"
 	"github.com/skill-inject/ski/internal/gate"
 	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/indexfile"
 	_ "github.com/skill-inject/ski/internal/onnx" // registers the ONNX models
 	"github.com/skill-inject/ski/internal/rank"
 	"github.com/skill-inject/ski/internal/record"
@@ -90,7 +91,7 @@ func run(env cli.Env) error {
 	}
 	fmt.Fprintf(env.Stderr, "ski-eval: %d skills (%s) in %v\n", len(res.Skills), stats, time.Since(start).Round(time.Millisecond))
 	if *indexPath != "" && stats.Embedded+stats.Removed > 0 {
-		if err := vecfile.Write(*indexPath, idx); err != nil {
+		if err := indexfile.Write(*indexPath, idx); err != nil {
 			return err
 		}
 	}

@@ -20,12 +20,12 @@ import (
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/settings"
-	"github.com/skill-inject/ski/internal/vecfile"
 	"github.com/skill-inject/ski/internal/xdg"
 )
 
@@ -223,7 +223,7 @@ func buildIndex(env cli.Env, path string, emb embed.Embedder, maxLine int, warn 
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	if err := vecfile.Write(path, idx); err != nil {
+	if err := indexfile.Write(path, idx); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "ski-embed: %s: %d skills (%s) with %s\n", path, len(skills), stats, model)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/intent"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/vecfile"
@@ -154,7 +155,7 @@ func countGone(old *vecfile.Index, skills []record.Skill) int {
 // or foreign one is reported through warn and treated as missing, so it is
 // rebuilt rather than trusted.
 func ReadOld(path string, warn func(string)) *vecfile.Index {
-	idx, err := vecfile.Read(path)
+	idx, err := indexfile.Read(path)
 	switch {
 	case err == nil:
 		return idx

@@ -17,6 +17,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/record"
@@ -255,7 +256,7 @@ func Rebuild(path string, so scan.Options, emb embed.Embedder, warn func(string)
 	idx.Header.Host = so.Host
 	idx.Header.Roots = RootPaths(scan.Roots(so))
 	idx.Header.Stamp = stamp
-	if err := vecfile.Write(path, idx); err != nil {
+	if err := indexfile.Write(path, idx); err != nil {
 		return stats, err
 	}
 	return stats, nil

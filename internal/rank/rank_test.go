@@ -13,6 +13,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/intent"
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/record"
@@ -43,7 +44,7 @@ func writeIndex(t *testing.T, skills []record.Skill) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "i.skv")
-	if err := vecfile.Write(path, idx); err != nil {
+	if err := indexfile.Write(path, idx); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -232,10 +233,10 @@ func TestRankingReadRanksLikeWholeIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "i.skv")
-	if err := vecfile.Write(path, built); err != nil {
+	if err := indexfile.Write(path, built); err != nil {
 		t.Fatal(err)
 	}
-	whole, err := vecfile.Read(path)
+	whole, err := indexfile.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
