@@ -3,7 +3,9 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -302,5 +304,39 @@ func TestPromptShellSyntaxIsText(t *testing.T) {
 	}
 	if _, err := os.Stat(mark); err == nil {
 		t.Fatal("the hook ran a command from the prompt")
+	}
+}
+
+// The hooks are POSIX sh: bash (macOS's /bin/sh), dash (Debian's) and, where
+// installed, busybox and mksh run them to the same payload, and report a
+// failed pipeline the same way.
+func TestHookShells(t *testing.T) {
+	w := newWorld(t)
+	shells := [][]string{{"sh"}, {"bash", "--posix"}, {"bash"}}
+	for _, extra := range [][]string{{"busybox", "sh"}, {"mksh"}} {
+		if _, err := exec.LookPath(extra[0]); err == nil {
+			shells = append(shells, extra)
+		} else {
+			t.Logf("%s not installed: not tried", extra[0])
+		}
+	}
+	script := filepath.Join(repo, "scripts", "hook-claude.sh")
+	var first string
+	for i, sh := range shells {
+		payload := withPrompt(t, w.payload("claude-prompt.json"), "write a blameless postmortem for the outage")
+		payload = bytes.Replace(payload, []byte(`"session_id":"`), []byte(fmt.Sprintf(`"session_id":"shell-%d-`, i)), 1)
+		r := w.run(payload, sh[0], append(sh[1:], script, "prompt")...)
+		ctx := claudeContext(t, r.stdout)
+		if first == "" {
+			first = ctx
+		} else if ctx != first {
+			t.Errorf("%v: payload differs from %v's:\n%s\n%s", sh, shells[0], ctx, first)
+		}
+		w.extra = []string{"SKI_HOOK_TIMEOUT=0", "SKI_DEBUG=1"}
+		r = w.run(payload, sh[0], append(sh[1:], script, "prompt")...)
+		w.extra = nil
+		if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "pipeline failed") || !strings.Contains(r.stderr, "deadline passed") {
+			t.Errorf("%v: want a silent exit 0 with a reason under a passed deadline, got %+v", sh, r)
+		}
 	}
 }

@@ -63,6 +63,14 @@ else
 	exec 2>/dev/null
 fi
 
+# ski_stages: the prompt pipeline, fed the event in $ski_event (a here-document
+# in a function rather than inside $(...), which old shells parse badly).
+ski_stages() {
+	ski-embed --query --host "$SKI_HOST" <<EOF | ski-rank | ski-select | ski-ledger record | ski-render --host "$SKI_HOST"
+$ski_event
+EOF
+}
+
 ski_prompt() {
 	# The event, read by the shell itself: hosts send one line, often
 	# without a final newline; anything after a first line is kept too.
@@ -90,11 +98,7 @@ $ski_line}"
 	# leaves the rest of the pipeline with nothing to say; the last
 	# stage's status (every stage's, under pipefail) and the shape of the
 	# payload are checked before anything reaches the host.
-	ski_out=$(
-		ski-embed --query --host "$SKI_HOST" <<EOF | ski-rank | ski-select | ski-ledger record | ski-render --host "$SKI_HOST"
-$ski_event
-EOF
-	) || ski_fail "pipeline failed" with-log
+	ski_out=$(ski_stages) || ski_fail "pipeline failed" with-log
 	case $ski_out in
 	'{'*'}') printf '%s\n' "$ski_out" ;;
 	'')
