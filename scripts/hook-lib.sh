@@ -33,11 +33,12 @@ case ${XDG_RUNTIME_DIR:-} in
 /*) ski_run=$XDG_RUNTIME_DIR/ski ;;
 *) ski_run=$ski_state/run ;;
 esac
-# Each stage gives up SKI_HOOK_TIMEOUT whole seconds after it started (the
-# stages of a pipeline start together): one timeout for the pipeline without
-# a timeout process per stage.
-case ${SKI_HOOK_TIMEOUT:-} in '' | *[!0-9]*) SKI_HOOK_TIMEOUT=10 ;; esac
-export SKI_HOOK_TIMEOUT
+# Each stage gives up SKI_STAGE_TIMEOUT whole seconds after it started (the
+# stages of a pipeline start together): one time limit for the pipeline,
+# the user's SKI_HOOK_TIMEOUT, without a timeout process per stage.
+SKI_STAGE_TIMEOUT=${SKI_HOOK_TIMEOUT:-10}
+case $SKI_STAGE_TIMEOUT in '' | *[!0-9]*) SKI_STAGE_TIMEOUT=10 ;; esac
+export SKI_STAGE_TIMEOUT
 # Where the shell can tell which stage of a pipeline failed, let it.
 command set -o pipefail 2>/dev/null || :
 

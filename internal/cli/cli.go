@@ -51,13 +51,14 @@ func OSEnv() Env {
 
 // TimeoutEnv names the environment variable that limits, in whole seconds
 // from its start, how long a stage may run. The hooks set it for every
-// stage of a pipeline (which start together): one time limit for the whole
-// pipeline without a timeout process per stage.
-const TimeoutEnv = "SKI_HOOK_TIMEOUT"
+// stage of a pipeline (which start together) from the user's
+// SKI_HOOK_TIMEOUT: one time limit for the whole pipeline without a timeout
+// process per stage, and none on stages run by hand.
+const TimeoutEnv = "SKI_STAGE_TIMEOUT"
 
 // Main runs fn, prints its error as "name: message" and returns the exit
-// code. When $SKI_HOOK_TIMEOUT seconds pass first, it exits 1 at once; when
-// the limit is 0, fn does not run.
+// code. When $SKI_STAGE_TIMEOUT seconds pass first, it exits 1 at once;
+// when the limit is 0, fn does not run.
 func Main(name string, env Env, fn func(Env) error) int {
 	if v := env.Getenv(TimeoutEnv); v != "" {
 		secs, err := strconv.ParseUint(v, 10, 31)

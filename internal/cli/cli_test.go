@@ -13,9 +13,9 @@ func TestMainTimeout(t *testing.T) {
 		value, stderr string
 		code          int
 	}{
-		{"0", "ski-x: deadline passed (SKI_HOOK_TIMEOUT=0)", ExitError},
-		{"1.5", `ski-x: SKI_HOOK_TIMEOUT="1.5": want whole seconds`, ExitUsage},
-		{"-1", `ski-x: SKI_HOOK_TIMEOUT="-1": want whole seconds`, ExitUsage},
+		{"0", "ski-x: deadline passed (SKI_STAGE_TIMEOUT=0)", ExitError},
+		{"1.5", `ski-x: SKI_STAGE_TIMEOUT="1.5": want whole seconds`, ExitUsage},
+		{"-1", `ski-x: SKI_STAGE_TIMEOUT="-1": want whole seconds`, ExitUsage},
 	} {
 		var stderr bytes.Buffer
 		env := Env{Stderr: &stderr, Getenv: func(k string) string {
@@ -40,5 +40,20 @@ func TestMainTimeout(t *testing.T) {
 	ran := false
 	if code := Main("ski-x", env, func(Env) error { ran = true; return nil }); code != ExitOK || !ran {
 		t.Errorf("10 s: code %d, ran %v, stderr %q", code, ran, stderr.String())
+	}
+}
+
+// The user's SKI_HOOK_TIMEOUT is the hooks' to pass on: a stage run by
+// hand with it set has no time limit.
+func TestHookTimeoutIsNotTheStages(t *testing.T) {
+	env := Env{Stderr: &bytes.Buffer{}, Getenv: func(k string) string {
+		if k == "SKI_HOOK_TIMEOUT" {
+			return "0"
+		}
+		return ""
+	}}
+	ran := false
+	if code := Main("ski-x", env, func(Env) error { ran = true; return nil }); code != ExitOK || !ran {
+		t.Fatalf("code %d, ran %v", code, ran)
 	}
 }
