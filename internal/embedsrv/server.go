@@ -87,10 +87,7 @@ func Serve(o ServerOptions) error {
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
-			s.mu.Lock()
-			stopped := s.stopped
-			s.mu.Unlock()
-			if stopped {
+			if s.stopped() {
 				return nil
 			}
 			return err
@@ -105,31 +102,34 @@ func Serve(o ServerOptions) error {
 }
 
 type server struct {
-	o       ServerOptions
-	emb     embed.Embedder
-	ln      *unixsock.Listener
-	hello   Hello
-	mu      sync.Mutex // guards emb, cache and stopped
-	cache   *cache
-	stopped bool
-	connMu  sync.Mutex // guards conns
-	conns   map[*os.File]bool
-	idle    *time.Timer // stops the server after o.Idle without requests
+	o      ServerOptions
+	emb    embed.Embedder
+	ln     *unixsock.Listener
+	hello  Hello
+	mu     sync.Mutex // guards emb and cache
+	cache  *cache
+	connMu sync.Mutex        // guards conns
+	conns  map[*os.File]bool // the open connections; nil once stopped
+	idle   *time.Timer       // stops the server after o.Idle without requests
 }
 
 // stop closes the listener and the connections still open, so clients
 // that keep one do not hold the server up.
 func (s *server) stop() {
-	s.mu.Lock()
-	s.stopped = true
-	s.mu.Unlock()
-	s.ln.Close()
 	s.connMu.Lock()
 	for c := range s.conns {
 		c.Close()
 	}
 	s.conns = nil
 	s.connMu.Unlock()
+	s.ln.Close() // after conns: Accept's caller then sees stopped()
+}
+
+// stopped reports whether stop has run.
+func (s *server) stopped() bool {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	return s.conns == nil
 }
 
 // track adds conn to the open connections, or says the server stopped.
