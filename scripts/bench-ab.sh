@@ -32,9 +32,11 @@ for side in "$a" "$b"; do
 done
 
 tmp=$(mktemp -d)
-trap 'for l in "$tmp"/run-?/ski/*.lock; do [ -f "$l" ] && kill "$(cat "$l")" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-mkdir -m 700 "$tmp/run-a" "$tmp/run-b"
-mkdir -p "$tmp/home"
+# Each side's servers run in $tmp/SIDE/run, where bench-hook.sh --stop
+# finds them.
+trap '"$repo/scripts/bench-hook.sh" --stop "$tmp/a"; "$repo/scripts/bench-hook.sh" --stop "$tmp/b"; rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/a" "$tmp/b" "$tmp/home"
+mkdir -m 700 "$tmp/a/run" "$tmp/b/run"
 # The installed model and runtime stay where scripts/setup.sh put them.
 export XDG_DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share}
 export HOME=$tmp/home XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state \
@@ -54,12 +56,12 @@ PY
 hook() {
 	local dir=$a sh=${SHELL_A:-sh}
 	if [ "$1" = b ]; then dir=$b sh=${SHELL_B:-sh}; fi
-	XDG_RUNTIME_DIR=$tmp/run-$1 SKI_BIN=$dir/bin "$sh" "$dir/scripts/hook-claude.sh" "$2" >/dev/null
+	XDG_RUNTIME_DIR=$tmp/$1/run SKI_BIN=$dir/bin "$sh" "$dir/scripts/hook-claude.sh" "$2" >/dev/null
 }
 for side in a b; do
 	hook "$side" session-start <"$repo/testdata/payloads/claude-session-startup.json"
 	for _ in $(seq 500); do
-		compgen -G "$tmp/run-$side/ski/*.sock" >/dev/null && break
+		compgen -G "$tmp/$side/run/ski/*.sock" >/dev/null && break
 		sleep 0.01
 	done
 done
