@@ -25,13 +25,16 @@ type Pipeline struct {
 
 // Run scores every case.
 func (p Pipeline) Run(cases []Case) ([]Outcome, error) {
+	// Each prompt is read once, for its vector and for ranking, as the
+	// query record carries the reading through the hook.
+	readings := make([]prompt.Reading, len(cases))
 	texts := make([]string, len(cases))
 	for i, c := range cases {
-		text := c.Prompt
+		readings[i] = prompt.Read(c.Prompt)
+		texts[i] = readings[i].Text
 		if j := (i + 7) % len(cases); p.Previous && j != i {
-			text = cases[j].Prompt + "\n" + text
+			texts[i] = prompt.QueryText(cases[j].Prompt + "\n" + c.Prompt)
 		}
-		texts[i] = prompt.QueryText(text)
 	}
 	vecs, err := embed.Queries(p.Embedder, texts)
 	if err != nil {
@@ -40,7 +43,7 @@ func (p Pipeline) Run(cases []Case) ([]Outcome, error) {
 	cat := rank.NewCatalog(p.Index)
 	outs := make([]Outcome, len(cases))
 	for i, c := range cases {
-		q := rank.Query{ID: fmt.Sprint(c.Line), Prompt: c.Prompt, Model: p.Index.Header.Model, Vector: vecs[i]}
+		q := rank.Query{ID: fmt.Sprint(c.Line), Prompt: c.Prompt, Model: p.Index.Header.Model, Vector: vecs[i], Reading: &readings[i]}
 		cands, err := cat.Rank(q, p.Rank)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", c.Line, err)
