@@ -193,14 +193,3 @@ func (c *Client) hangUp() {
 		c.conn = nil
 	}
 }
-
-// Alive reports whether a server answers on socket (it may still be of
-// another version).
-func Alive(socket string) bool {
-	conn, err := unixsock.Dial(socket, 100*time.Millisecond)
-	if err != nil {
-		return false
-	}
-	conn.Close()
-	return true
-}

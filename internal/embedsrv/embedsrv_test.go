@@ -17,6 +17,7 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/intent"
 	"github.com/skill-inject/ski/internal/prompt"
+	"github.com/skill-inject/ski/internal/unixsock"
 )
 
 var texts = []string{"write a blameless postmortem", "create a helm chart"}
@@ -40,10 +41,10 @@ func serve(t *testing.T, sock, build string, idle time.Duration) <-chan error {
 		done <- Serve(ServerOptions{Socket: sock, Idle: idle, Build: build, CacheSize: 8,
 			Open: func() (embed.Embedder, error) { return embed.NewLexical(), nil }})
 	}()
-	for i := 0; i < 500 && !Alive(sock); i++ {
+	for i := 0; i < 500 && !alive(sock); i++ {
 		time.Sleep(2 * time.Millisecond)
 	}
-	if !Alive(sock) {
+	if !alive(sock) {
 		t.Fatal("server did not come up")
 	}
 	return done
@@ -61,6 +62,17 @@ func waitExit(t *testing.T, done <-chan error, why string) {
 	case <-time.After(5 * time.Second):
 		t.Fatal(why)
 	}
+}
+
+// alive reports whether a server answers on socket (it may still be of
+// another version).
+func alive(socket string) bool {
+	conn, err := unixsock.Dial(socket, 100*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
 }
 
 // local counts the texts it embeds in process.
@@ -143,7 +155,7 @@ func TestHints(t *testing.T) {
 			Open: func() (embed.Embedder, error) { return model, nil },
 			Hint: func(event []byte) string { return strings.TrimSpace(string(event)) }})
 	}()
-	for i := 0; i < 500 && !Alive(sock); i++ {
+	for i := 0; i < 500 && !alive(sock); i++ {
 		time.Sleep(2 * time.Millisecond)
 	}
 	st, err := os.Stat(HintPath(sock))
@@ -275,7 +287,7 @@ func TestIdleExitAndLock(t *testing.T) {
 		t.Fatalf("second server: %v, want ErrRunning", err)
 	}
 	waitExit(t, done, "server did not exit when idle")
-	if Alive(sock) {
+	if alive(sock) {
 		t.Fatal("server still answers")
 	}
 }
@@ -308,7 +320,7 @@ func TestDelayHoldsLock(t *testing.T) {
 	}
 	<-opened
 	c, l, _ := client(sock, "b1")
-	for i := 0; i < 500 && !Alive(sock); i++ {
+	for i := 0; i < 500 && !alive(sock); i++ {
 		time.Sleep(2 * time.Millisecond)
 	}
 	check(t, c, l, 0)
@@ -361,7 +373,7 @@ func TestPrompts(t *testing.T) {
 	model := &counted{Embedder: embed.NewLexical()}
 	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1", CacheSize: 8, ReadPrompt: read,
 		Open: func() (embed.Embedder, error) { return model, nil }})
-	for i := 0; i < 500 && !Alive(sock); i++ {
+	for i := 0; i < 500 && !alive(sock); i++ {
 		time.Sleep(2 * time.Millisecond)
 	}
 	c, l, _ := client(sock, "b1")
