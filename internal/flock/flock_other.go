@@ -11,3 +11,9 @@ import (
 func TryLock(*os.File) (bool, error) {
 	return false, errors.ErrUnsupported
 }
+
+// Lock is not implemented off Unix.
+func Lock(*os.File) error { return errors.ErrUnsupported }
+
+// Unlock is not implemented off Unix.
+func Unlock(*os.File) error { return errors.ErrUnsupported }

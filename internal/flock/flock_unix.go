@@ -1,6 +1,6 @@
 //go:build unix
 
-// Package flock takes advisory file locks without waiting.
+// Package flock takes advisory file locks.
 package flock
 
 import (
@@ -26,4 +26,19 @@ func TryLock(f *os.File) (bool, error) {
 			return false, err
 		}
 	}
+}
+
+// Lock takes an exclusive flock on f, waiting for other holders.
+func Lock(f *os.File) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+// Unlock releases a lock taken on f.
+func Unlock(f *os.File) error {
+	return unix.Flock(int(f.Fd()), unix.LOCK_UN)
 }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package embcache
+
+const noFollow = 0
