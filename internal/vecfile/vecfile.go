@@ -6,7 +6,7 @@
 //
 //	magic    "SKIVEC\n"
 //	version  uint16
-//	header   uint32 length + JSON Header
+//	header   uint32 length + uint32 CRC-32 of the header + JSON Header
 //	table    uint32 length + uint32 CRC-32 (IEEE) of the table + the table:
 //	           count × { id, name, invoke, path, dir,
 //	                     keywords, aliases, tags, affinity (lists),
@@ -16,8 +16,9 @@
 //	           text  n + bm25.Inverted of the skills' text terms
 //	           body  n + bm25.Inverted of the skills' whole bodies
 //	records  uint32 length + uint32 CRC-32 of the records + the records,
-//	         count × { uint32 length + JSON record.Skill } compressed by
-//	         a RecordCodec (package indexfile's: one zstd frame)
+//	         count × { uint32 length + JSON record.Skill with the entry's
+//	         "text_key" } compressed by a RecordCodec (package indexfile's:
+//	         one zstd frame)
 //
 // The table holds everything ranking reads, in binary, so that
 // ReadRanking, which every prompt runs, reads the header and the table and
@@ -40,6 +41,9 @@
 // frequencies and each entry's term counts, which ski-rank turned into
 // ~200 maps on every prompt. Version 6 moved the intents' concepts (a
 // text and a query vector each) from the JSON header into the table.
+// Version 7 checksums the header too, so that a byte flipped anywhere in
+// the file is found, and records the key of each entry's embedded text in
+// the embedding cache (package embcache), for its garbage collection.
 package vecfile
 
 import (
@@ -60,7 +64,7 @@ import (
 )
 
 // Version is the current file format version.
-const Version = 6
+const Version = 7
 
 const magic = "SKIVEC\n"
 
@@ -109,6 +113,15 @@ type Entry struct {
 	Skill  record.Skill
 	Vector []float32
 	Terms  map[string]int
+	// TextKey is the hex key of the embedded text in the embedding cache
+	// ("" when unknown); only Read sets it.
+	TextKey string
+}
+
+// storedRecord is an entry's record as the records section keeps it.
+type storedRecord struct {
+	record.Skill
+	TextKey string `json:"text_key,omitempty"`
 }
 
 // Index is a whole file in memory.
@@ -148,6 +161,7 @@ type part int
 const (
 	headerOnly part = iota
 	ranking         // the header and the table
+	verified        // and the records' checksum, not decompressed
 	whole           // and the records
 )
 
@@ -173,8 +187,17 @@ func ReadRanking(path string) (*Index, error) {
 	return readFile(path, ranking, nil)
 }
 
+// Verify reads the whole index at path and checks every checksum and that
+// the table matches the header, without decompressing the records: what
+// a damaged file fails.
+func Verify(path string) error {
+	_, err := readFile(path, verified, nil)
+	return err
+}
+
 // ReadHeader reads only the header of the index at path (and checks its
-// magic and version), for callers that need to know which model built it.
+// magic, version and checksum), for callers that need to know which model
+// built it.
 func ReadHeader(path string) (Header, error) {
 	idx, err := readFile(path, headerOnly, nil)
 	if err != nil {
@@ -193,7 +216,7 @@ func readFile(path string, upto part, rc RecordCodec) (*Index, error) {
 	switch upto {
 	case headerOnly:
 		data, err = readPrefix(f)
-	case ranking:
+	case ranking, verified:
 		data, err = mapFile(f)
 	default:
 		var b []byte
@@ -213,8 +236,9 @@ func readFile(path string, upto part, rc RecordCodec) (*Index, error) {
 	return idx, nil
 }
 
-// prefixLen is the length of the magic, the version and the header's size.
-const prefixLen = len(magic) + 2 + 4
+// prefixLen is the length of the magic, the version and the header's size
+// and checksum.
+const prefixLen = len(magic) + 2 + 8
 
 // readPrefix reads the magic, version and header of an index, and no more.
 func readPrefix(r io.Reader) (string, error) {
@@ -225,7 +249,7 @@ func readPrefix(r io.Reader) (string, error) {
 		}
 		return "", err
 	}
-	size := binary.LittleEndian.Uint32(b[prefixLen-4:])
+	size := binary.LittleEndian.Uint32(b[prefixLen-8:])
 	if size > maxHeader {
 		return string(b), nil
 	}
@@ -273,6 +297,12 @@ func decode(data string, upto part, rc RecordCodec) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
+	if upto == verified {
+		if len(c.s) > 0 {
+			return nil, fmt.Errorf("%w: trailing data", ErrCorrupt)
+		}
+		return idx, nil
+	}
 	recs, err := rc.Decompress(packed)
 	if err != nil {
 		return nil, fmt.Errorf("records: %w: %v", ErrCorrupt, err)
@@ -287,13 +317,9 @@ func decode(data string, upto part, rc RecordCodec) (*Index, error) {
 }
 
 func decodeHeader(c *cursor, h *Header) error {
-	size := c.u32()
-	if size > maxHeader {
-		return fmt.Errorf("%w: header of %d bytes", ErrCorrupt, size)
-	}
-	b := c.take(int(size))
-	if c.bad {
-		return io.ErrUnexpectedEOF
+	b, err := c.checked()
+	if err != nil {
+		return err
 	}
 	if err := json.Unmarshal([]byte(b), h); err != nil {
 		return err
@@ -378,7 +404,7 @@ func field(c *cursor, name string, n int) (*bm25.Inverted, error) {
 func decodeRecords(recs string, idx *Index) error {
 	c := &cursor{s: recs}
 	for i := range idx.Entries {
-		var sk record.Skill
+		var sk storedRecord
 		rec := c.take(int(c.u32()))
 		if c.bad {
 			return fmt.Errorf("skill %d: %w", i, io.ErrUnexpectedEOF)
@@ -389,7 +415,7 @@ func decodeRecords(recs string, idx *Index) error {
 		if id := idx.Entries[i].Skill.ID; sk.ID != id {
 			return fmt.Errorf("skill %d: record of %q, table says %q", i, sk.ID, id)
 		}
-		idx.Entries[i].Skill = sk
+		idx.Entries[i].Skill, idx.Entries[i].TextKey = sk.Skill, sk.TextKey
 	}
 	for i, terms := range idx.Text.Documents() {
 		idx.Entries[i].Terms = terms
@@ -444,7 +470,7 @@ func Encode(w io.Writer, idx *Index, rc RecordCodec) error {
 	}
 	var recs []byte
 	for _, e := range idx.Entries {
-		b, err := json.Marshal(e.Skill)
+		b, err := json.Marshal(storedRecord{e.Skill, e.TextKey})
 		if err != nil {
 			return err
 		}
@@ -452,7 +478,7 @@ func Encode(w io.Writer, idx *Index, rc RecordCodec) error {
 	}
 	out := append([]byte(magic), 0, 0)
 	binary.LittleEndian.PutUint16(out[len(magic):], Version)
-	out = appendSection(out, head)
+	out = appendChecked(out, head)
 	tbl, err := appendTable(nil, idx)
 	if err != nil {
 		return err

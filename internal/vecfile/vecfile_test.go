@@ -211,3 +211,47 @@ func BenchmarkRead(b *testing.B) {
 		})
 	}
 }
+
+// TestVerifyFindsEveryFlippedByte flips each byte of an index in turn (and
+// cuts it short at each length): Verify fails every time, and ReadHeader
+// never accepts a header that differs from the one written.
+func TestVerifyFindsEveryFlippedByte(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "i.skv")
+	want := sample()
+	want.Entries[0].TextKey = "00ff"
+	if err := Write(path, want, plain{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(path); err != nil {
+		t.Fatalf("intact index: %v", err)
+	}
+	if got, err := Read(path, plain{}); err != nil || got.Entries[0].TextKey != "00ff" {
+		t.Fatalf("text key not kept: %v", err)
+	}
+	good, _ := os.ReadFile(path)
+	head, _ := ReadHeader(path)
+	bad := filepath.Join(dir, "bad.skv")
+	for i := range good {
+		b := bytes.Clone(good)
+		b[i] ^= 0x10
+		os.WriteFile(bad, b, 0o600)
+		if err := Verify(bad); err == nil {
+			t.Errorf("byte %d flipped: Verify passed", i)
+		}
+		if h, err := ReadHeader(bad); err == nil && !reflect.DeepEqual(h, head) {
+			t.Errorf("byte %d flipped: ReadHeader accepted a changed header %+v", i, h)
+		}
+	}
+	for n := range len(good) {
+		os.WriteFile(bad, good[:n], 0o600)
+		if err := Verify(bad); err == nil {
+			t.Errorf("cut to %d bytes: Verify passed", n)
+		}
+	}
+	os.Remove(bad)
+	os.Mkdir(bad, 0o700)
+	if err := Verify(bad); err == nil {
+		t.Error("a directory passed Verify")
+	}
+}
