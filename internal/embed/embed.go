@@ -75,6 +75,9 @@ type Env struct {
 	// changes no vector. OpenOrLexical keeps it only when the first texts
 	// embedded are queries (an index rebuilt on the way wants the work).
 	OneQuery bool
+	// Threads is how many threads one model run may use (0 means one):
+	// more for an index build, one for prompts.
+	Threads int
 }
 
 // LexicalID is the id of the offline lexical model.

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/skill-inject/ski/internal/bm25"
+	"github.com/skill-inject/ski/internal/embcache"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/intent"
@@ -21,19 +23,39 @@ import (
 
 // Stats says what a build did.
 type Stats struct {
-	Embedded int // skills embedded anew
+	Embedded int // texts run through the model
+	Cached   int // skills whose vector came from the embedding cache
 	Reused   int // vectors kept from the old index
 	Removed  int // skills in the old index that are gone
 }
 
 func (s Stats) String() string {
-	return fmt.Sprintf("%d embedded, %d reused, %d removed", s.Embedded, s.Reused, s.Removed)
+	return fmt.Sprintf("%d embedded, %d from the embedding cache, %d reused, %d removed", s.Embedded, s.Cached, s.Reused, s.Removed)
+}
+
+// Options tune a build.
+type Options struct {
+	// Cache, when set, holds vectors by the text embedded: texts found in
+	// it are not embedded again, and every batch embedded is persisted to
+	// it before the next starts, so a build killed half way keeps its work.
+	Cache *embcache.Cache
+	// Batch is how many texts go to the model (and to the cache) at once;
+	// 0 means 8.
+	Batch int
+	// Progress, when set, is told how many of the texts to embed are done.
+	Progress func(done, total int)
 }
 
 // Build embeds skills with emb and counts the terms of their text for BM25.
 // Vectors and terms of skills with the same id and hash in old are reused
 // when old was built by the same model under the same TextRules.
 func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now time.Time) (*vecfile.Index, Stats, error) {
+	return BuildWith(skills, old, emb, now, Options{})
+}
+
+// BuildWith is Build with options: an embedding cache, batches, progress.
+// Identical texts are embedded once.
+func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now time.Time, o Options) (*vecfile.Index, Stats, error) {
 	m := emb.Model()
 	type kept struct {
 		entry vecfile.Entry
@@ -55,8 +77,10 @@ func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now ti
 		Model: m.ID, Embedder: m.Backend, Dim: m.Dim, Created: now.UTC().Format(time.RFC3339), Text: TextRules,
 	}}
 	var stats Stats
+	// The texts still to embed, each once, and the entries waiting for it.
 	var texts []string
-	var pending []int
+	var keys []embcache.Key
+	waiting := map[embcache.Key][]int{}
 	bodies := make([]map[string]int, 0, len(skills))
 	for _, s := range skills {
 		k, ok := reuse[s.ID+"\x00"+s.Hash]
@@ -67,27 +91,30 @@ func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now ti
 		} else {
 			raw := readBody(s.Path)
 			text := DocumentText(s, raw)
-			e = vecfile.Entry{Skill: s, Terms: bm25.Terms(text)}
+			key := embcache.KeyOf(embed.Document, text)
+			e = vecfile.Entry{Skill: s, Terms: bm25.Terms(text), TextKey: hex.EncodeToString(key[:])}
 			body = BodyTerms(raw)
-			texts = append(texts, text)
-			pending = append(pending, len(idx.Entries))
+			if v, ok := o.Cache.Lookup(key); ok && len(v) == m.Dim {
+				e.Vector = v
+				stats.Cached++
+			} else {
+				if _, ok := waiting[key]; !ok {
+					texts, keys = append(texts, text), append(keys, key)
+				}
+				waiting[key] = append(waiting[key], len(idx.Entries))
+			}
 		}
 		idx.Entries = append(idx.Entries, e)
 		bodies = append(bodies, body)
 	}
-	if len(texts) > 0 {
-		vecs, err := emb.Embed(texts, embed.Document)
-		if err != nil {
-			return nil, stats, fmt.Errorf("embed skills: %w", err)
+	if err := embedAll(emb, texts, keys, o, func(k embcache.Key, v []float32) {
+		for _, at := range waiting[k] {
+			idx.Entries[at].Vector = v
 		}
-		if len(vecs) != len(texts) {
-			return nil, stats, fmt.Errorf("embed skills: got %d vectors for %d texts", len(vecs), len(texts))
-		}
-		for i, at := range pending {
-			idx.Entries[at].Vector = vecs[i]
-		}
-		stats.Embedded = len(texts)
+	}); err != nil {
+		return nil, stats, err
 	}
+	stats.Embedded = len(texts)
 	if old != nil {
 		stats.Removed = countGone(old, skills)
 	}
@@ -107,6 +134,51 @@ func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now ti
 	idx.Body = body
 	idx.Header.Count = len(idx.Entries)
 	return idx, stats, nil
+}
+
+// embedAll embeds texts as documents in batches, shortest first (fewer
+// wasted positions when a model batches), persisting each batch to the
+// cache before the next, and hands each vector to got.
+func embedAll(emb embed.Embedder, texts []string, keys []embcache.Key, o Options, got func(embcache.Key, []float32)) error {
+	if len(texts) == 0 {
+		return nil
+	}
+	batch := o.Batch
+	if batch <= 0 {
+		batch = 8
+	}
+	order := make([]int, len(texts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(texts[order[a]]) < len(texts[order[b]]) })
+	for start := 0; start < len(order); start += batch {
+		part := order[start:min(start+batch, len(order))]
+		bt := make([]string, len(part))
+		bk := make([]embcache.Key, len(part))
+		for i, at := range part {
+			bt[i], bk[i] = texts[at], keys[at]
+		}
+		vecs, err := emb.Embed(bt, embed.Document)
+		if err != nil {
+			return fmt.Errorf("embed skills: %w", err)
+		}
+		if len(vecs) != len(bt) {
+			return fmt.Errorf("embed skills: got %d vectors for %d texts", len(vecs), len(bt))
+		}
+		if o.Cache != nil {
+			if err := o.Cache.Append(bk, vecs); err != nil {
+				return err
+			}
+		}
+		for i, k := range bk {
+			got(k, vecs[i])
+		}
+		if o.Progress != nil {
+			o.Progress(start+len(part), len(texts))
+		}
+	}
+	return nil
 }
 
 // intentConcepts embeds, as queries, the texts that stand for what a

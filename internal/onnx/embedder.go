@@ -88,7 +88,7 @@ func Open(m embed.Model, env embed.Env) (embed.Embedder, error) {
 	var sess *ort.DynamicAdvancedSession
 	err := initRuntime(env)
 	if err == nil {
-		sess, err = newSession(filepath.Join(dir, "model.onnx"), xdg.Resolve(env.Getenv).Cache, prepack(m, env))
+		sess, err = newSession(filepath.Join(dir, "model.onnx"), xdg.Resolve(env.Getenv).Cache, sessionOptions{prepack: prepack(m, env), threads: env.Threads})
 	}
 	tl := <-tokc
 	if err != nil || tl.err != nil {

@@ -279,11 +279,11 @@ func TestOptimisedCopy(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	first, err := newSession(src, cache, true)
+	first, err := newSession(src, cache, sessionOptions{prepack: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := newSession(src, cache, true)
+	second, err := newSession(src, cache, sessionOptions{prepack: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,34 +31,41 @@ var (
 	outputNames = []string{"last_hidden_state"}
 )
 
+// sessionOptions are what a caller chooses of a session: whether the
+// weights are packed for the CPU's kernels at load (see prepack), and how
+// many threads one run uses (0 means one).
+type sessionOptions struct {
+	prepack bool
+	threads int
+}
+
 // newSession opens the model at path, through its optimised copy under
-// cacheDir when there is one, making that copy otherwise; without prepack
-// the weights are not packed for the CPU's kernels at load (see prepack). A
-// copy that cannot be loaded is removed and made again; a cache that
-// cannot be written only costs time.
-func newSession(path, cacheDir string, prepack bool) (*ort.DynamicAdvancedSession, error) {
+// cacheDir when there is one, making that copy otherwise. A copy that
+// cannot be loaded is removed and made again; a cache that cannot be
+// written only costs time.
+func newSession(path, cacheDir string, so sessionOptions) (*ort.DynamicAdvancedSession, error) {
 	opt, err := optimisedPath(path, cacheDir)
 	if err == nil {
 		if _, err := os.Stat(opt); err == nil {
-			sess, err := createSession(opt, ort.GraphOptimizationLevelDisableAll, "", prepack)
+			sess, err := createSession(opt, ort.GraphOptimizationLevelDisableAll, "", so)
 			if err == nil {
 				return sess, nil
 			}
 			os.Remove(opt)
 			os.Remove(opt + ".data")
 		}
-		if sess, err := saveOptimised(path, opt); err == nil {
+		if sess, err := saveOptimised(path, opt, so.threads); err == nil {
 			return sess, nil
 		}
 	}
-	return createSession(path, ort.GraphOptimizationLevelEnableExtended, "", prepack)
+	return createSession(path, ort.GraphOptimizationLevelEnableExtended, "", so)
 }
 
 // saveOptimised creates a session from path and has ONNX Runtime write the
 // optimised graph and its data file into a temporary directory, then moves
 // them to opt and opt+".data", the data first. Two processes saving at once
 // write the same bytes, so either's files may win.
-func saveOptimised(path, opt string) (*ort.DynamicAdvancedSession, error) {
+func saveOptimised(path, opt string, threads int) (*ort.DynamicAdvancedSession, error) {
 	if err := os.MkdirAll(filepath.Dir(opt), 0o700); err != nil {
 		return nil, fmt.Errorf("model cache: %w", err)
 	}
@@ -68,7 +75,7 @@ func saveOptimised(path, opt string) (*ort.DynamicAdvancedSession, error) {
 	}
 	defer os.RemoveAll(dir)
 	tmp := filepath.Join(dir, filepath.Base(opt))
-	sess, err := createSession(path, ort.GraphOptimizationLevelEnableExtended, tmp, true)
+	sess, err := createSession(path, ort.GraphOptimizationLevelEnableExtended, tmp, sessionOptions{prepack: true, threads: threads})
 	if err != nil {
 		return nil, err
 	}
@@ -121,16 +128,17 @@ func optimisedPath(path, cacheDir string) (string, error) {
 
 // createSession makes a session for the model file at path with the given
 // optimisation level, saving the optimised graph to save, and its weights to
-// save+".data", when save is not "", and packing the weights when prepack.
-func createSession(path string, level ort.GraphOptimizationLevel, save string, prepack bool) (*ort.DynamicAdvancedSession, error) {
+// save+".data", when save is not "", with the options so.
+func createSession(path string, level ort.GraphOptimizationLevel, save string, so sessionOptions) (*ort.DynamicAdvancedSession, error) {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("session options: %w", err)
 	}
 	defer opts.Destroy()
-	// One thread: prompts are short, and a second thread buys little on a
-	// small machine while competing with the host.
-	if err := opts.SetIntraOpNumThreads(1); err != nil {
+	// One thread unless asked: prompts are short, and a second thread buys
+	// little on a small machine while competing with the host; an index
+	// build running at idle priority asks for more.
+	if err := opts.SetIntraOpNumThreads(max(so.threads, 1)); err != nil {
 		return nil, fmt.Errorf("session options: %w", err)
 	}
 	if err := opts.SetInterOpNumThreads(1); err != nil {
@@ -139,7 +147,7 @@ func createSession(path string, level ort.GraphOptimizationLevel, save string, p
 	if err := opts.SetGraphOptimizationLevel(level); err != nil {
 		return nil, fmt.Errorf("session options: %w", err)
 	}
-	if !prepack {
+	if !so.prepack {
 		if err := opts.AddSessionConfigEntry("session.disable_prepacking", "1"); err != nil {
 			return nil, fmt.Errorf("session options: %w", err)
 		}
