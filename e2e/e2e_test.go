@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 var (
@@ -170,4 +172,58 @@ func claudeContext(t *testing.T, out string) string {
 		t.Fatalf("incomplete Claude payload: %s", out)
 	}
 	return p.HookSpecificOutput.AdditionalContext
+}
+
+// sessionStart runs the host's session-start hook as a host starts a
+// session, and waits for the background index build it starts: hooks never
+// build an index themselves, and a prompt before the build is done is
+// answered from the lexical index.
+func (w *world) sessionStart(host string) {
+	w.t.Helper()
+	name := map[string]string{"claude": "claude-session-startup.json", "opencode": "opencode-session-startup.json"}[host]
+	w.hook(host, "session-start", w.payload(name))
+	w.waitBuilds()
+}
+
+// waitBuilds waits until no background index builder of the world runs
+// (each holds the lock beside the index it builds) and an index is there.
+func (w *world) waitBuilds() {
+	w.t.Helper()
+	dir := filepath.Join(w.home, ".cache", "ski", "index")
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		locks, _ := filepath.Glob(filepath.Join(dir, "*.build.lock"))
+		indexes, _ := filepath.Glob(filepath.Join(dir, "*.skv"))
+		busy := ""
+		if len(indexes) == 0 {
+			busy = "no index yet"
+		}
+		for _, l := range locks {
+			if held(l) {
+				busy = l
+			}
+		}
+		if busy == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(w.home, ".local", "state", "ski", "hook.log"))
+			w.t.Fatalf("background build not done after 90 s: %s\nhook.log:\n%s", busy, log)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// held reports whether another process holds the flock on path.
+func held(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skill-inject/ski/internal/indexfile"
 )
 
 // The life of a Claude Code session: inject once, stay silent on the repeat,
@@ -17,7 +19,7 @@ func TestClaudeSession(t *testing.T) {
 	w := newWorld(t)
 	prompt := w.payload("claude-prompt.json")
 
-	w.hook("claude", "session-start", w.payload("claude-session-startup.json"))
+	w.sessionStart("claude")
 	ctx := claudeContext(t, w.hook("claude", "prompt", prompt))
 	if !strings.Contains(ctx, `"postmortem"`) || !strings.Contains(ctx, filepath.Join(w.skills, "writing/postmortem/SKILL.md")) {
 		t.Fatalf("payload does not name the postmortem skill: %s", ctx)
@@ -50,6 +52,7 @@ func TestClaudeSession(t *testing.T) {
 
 func TestClaudeFreshSessionHelm(t *testing.T) {
 	w := newWorld(t)
+	w.sessionStart("claude")
 	helm := withPrompt(t, w.payload("claude-prompt.json"), "create a helm chart for our api service with configurable replicas and ingress")
 	if ctx := claudeContext(t, w.hook("claude", "prompt", helm)); !strings.Contains(ctx, `"helm-chart"`) {
 		t.Fatalf("want the helm-chart skill: %s", ctx)
@@ -58,6 +61,7 @@ func TestClaudeFreshSessionHelm(t *testing.T) {
 
 func TestOpencodeSession(t *testing.T) {
 	w := newWorld(t)
+	w.sessionStart("opencode")
 	prompt := w.payload("opencode-prompt.json")
 	out := w.hook("opencode", "prompt", prompt)
 	var p struct {
@@ -88,6 +92,7 @@ func TestOpencodeSession(t *testing.T) {
 // injects nothing and records it, so it is not injected later either.
 func TestSlashInvocation(t *testing.T) {
 	w := newWorld(t)
+	w.sessionStart("claude")
 	prompt := w.payload("claude-prompt.json")
 	if out := w.hook("claude", "prompt", withPrompt(t, prompt, "/postmortem")); out != "" {
 		t.Fatalf("slash invocation: want nothing, got %s", out)
@@ -103,6 +108,7 @@ func TestSlashInvocation(t *testing.T) {
 
 func TestExplicitMention(t *testing.T) {
 	w := newWorld(t)
+	w.sessionStart("claude")
 	out := w.hook("claude", "prompt", withPrompt(t, w.payload("claude-prompt.json"), "@secret-scan look at the last three commits"))
 	if ctx := claudeContext(t, out); !strings.Contains(ctx, `"secret-scan"`) || strings.Contains(ctx, "postmortem") {
 		t.Fatalf("mention: %s", ctx)
@@ -111,6 +117,7 @@ func TestExplicitMention(t *testing.T) {
 
 func TestSilentWhenNothingFits(t *testing.T) {
 	w := newWorld(t)
+	w.sessionStart("claude")
 	for _, p := range []string{"what's the capital of Australia", "thanks, that worked!", "hey"} {
 		if out := w.hook("claude", "prompt", withPrompt(t, w.payload("claude-prompt.json"), p)); out != "" {
 			t.Errorf("%q: want nothing, got %s", p, out)
@@ -171,10 +178,12 @@ func TestMalformedSkills(t *testing.T) {
 	}
 }
 
-// A corrupt automatic index is rebuilt; a corrupt index named on the command
-// line is an error.
+// A corrupt automatic index is set aside and rebuilt in the background
+// while prompts are answered lexically; a corrupt index named on the
+// command line is an error.
 func TestCorruptIndex(t *testing.T) {
 	w := newWorld(t)
+	w.sessionStart("claude")
 	prompt := w.payload("claude-prompt.json")
 	claudeContext(t, w.hook("claude", "prompt", prompt))
 	files, _ := filepath.Glob(filepath.Join(w.home, ".cache", "ski", "index", "*.skv"))
@@ -186,6 +195,16 @@ func TestCorruptIndex(t *testing.T) {
 	var m map[string]any
 	json.Unmarshal(fresh, &m)
 	m["session_id"] = "another-session"
+	fresh, _ = json.Marshal(m)
+	w.hook("claude", "prompt", fresh)
+	w.waitBuilds()
+	if idx, err := indexfile.Read(files[0]); err != nil || idx.Header.Count == 0 {
+		t.Fatalf("index not rebuilt: %v", err)
+	}
+	if aside, _ := filepath.Glob(files[0] + ".corrupt-*"); len(aside) != 1 {
+		t.Fatalf("damaged index not set aside: %v", aside)
+	}
+	m["session_id"] = "a-third-session"
 	fresh, _ = json.Marshal(m)
 	if ctx := claudeContext(t, w.hook("claude", "prompt", fresh)); !strings.Contains(ctx, "postmortem") {
 		t.Fatalf("after rebuilding the index: %s", ctx)
@@ -203,6 +222,7 @@ func TestCorruptIndex(t *testing.T) {
 
 func TestCorruptLedger(t *testing.T) {
 	w := newWorld(t)
+	w.sessionStart("claude")
 	prompt := w.payload("claude-prompt.json")
 	claudeContext(t, w.hook("claude", "prompt", prompt))
 	ledgers, _ := filepath.Glob(filepath.Join(w.home, ".local", "state", "ski", "sessions", "*.json"))
@@ -266,6 +286,7 @@ func TestStageFailureNoPartialOutput(t *testing.T) {
 // ski-ledger stats counts an injection the model followed by reading the skill.
 func TestStatsFollowUp(t *testing.T) {
 	w := newWorld(t)
+	w.sessionStart("claude")
 	claudeContext(t, w.hook("claude", "prompt", w.payload("claude-prompt.json")))
 	read := strings.ReplaceAll(string(w.payload("claude-read-skill.json")), "k8s/helm-chart", "writing/postmortem")
 	w.hook("claude", "observe", []byte(read))
@@ -291,6 +312,8 @@ func TestDeadlineFailsOpen(t *testing.T) {
 // leave an invalid JSON escape, and nothing would be injected).
 func TestPromptShellSyntaxIsText(t *testing.T) {
 	w := newWorld(t)
+	w.sessionStart("claude")
+	w.sessionStart("opencode")
 	mark := filepath.Join(t.TempDir(), "ran")
 	prompt := "write a blameless postmortem for the outage $(touch " + mark + ") `touch " + mark + "` " +
 		`C:\incidents\db \n $HOME` + "\nEOF\n'; touch " + mark + "; echo '"
@@ -312,6 +335,7 @@ func TestPromptShellSyntaxIsText(t *testing.T) {
 // failed pipeline the same way.
 func TestHookShells(t *testing.T) {
 	w := newWorld(t)
+	w.sessionStart("claude")
 	shells := [][]string{{"sh"}, {"bash", "--posix"}, {"bash"}}
 	for _, extra := range [][]string{{"busybox", "sh"}, {"mksh"}} {
 		if _, err := exec.LookPath(extra[0]); err == nil {

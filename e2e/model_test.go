@@ -32,18 +32,25 @@ func realModel(t *testing.T, w *world) {
 func TestHookWithRealModel(t *testing.T) {
 	w := newWorld(t)
 	realModel(t, w)
+	w.sessionStart("claude")
 	ctx := claudeContext(t, w.hook("claude", "prompt", w.payload("claude-prompt.json")))
 	if !strings.Contains(ctx, `"postmortem"`) {
 		t.Fatalf("real model: %s", ctx)
 	}
+	// The model's index, and the lexical one the builder wrote first.
 	files, _ := filepath.Glob(filepath.Join(w.home, ".cache", "ski", "index", "*.skv"))
-	if len(files) != 1 {
-		t.Fatalf("indexes: %v", files)
+	models := map[string]string{}
+	for _, f := range files {
+		idx, err := indexfile.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models[idx.Header.Model] = idx.Header.Embedder
 	}
-	idx, err := indexfile.Read(files[0])
-	if err != nil || idx.Header.Model != "bge-small-en-v1.5-q" || idx.Header.Embedder != "onnx" {
-		t.Fatalf("index header %+v, %v", idx.Header, err)
+	if len(files) != 2 || models["bge-small-en-v1.5-q"] != "onnx" || models["lexical-v1"] != "lexical" {
+		t.Fatalf("indexes %v: models %v", files, models)
 	}
+	w.sessionStart("opencode")
 	for _, p := range []string{"create a helm chart for our api service with configurable replicas and ingress",
 		"clean up this messy csv: duplicate rows and broken dates"} {
 		out := w.hook("opencode", "prompt", withPrompt(t, w.payload("opencode-prompt.json"), p))

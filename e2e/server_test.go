@@ -52,6 +52,7 @@ func TestWarmEqualsCold(t *testing.T) {
 	}
 	cold := newWorld(t)
 	realModel(t, cold)
+	cold.sessionStart("claude")
 	var want []string
 	for _, p := range payloads(cold, "s") {
 		want = append(want, cold.hook("claude", "prompt", p))
@@ -64,8 +65,8 @@ func TestWarmEqualsCold(t *testing.T) {
 	realModel(t, warm)
 	warm.extra = append(warm.extra, "SKI_EMBED_SERVER=1")
 	start := time.Now()
-	warm.hook("claude", "session-start", warm.payload("claude-session-startup.json"))
-	t.Logf("session-start (index build, server started) %v", time.Since(start))
+	warm.sessionStart("claude")
+	t.Logf("session-start and the background index build %v", time.Since(start))
 	pid := warm.serverPID(20 * time.Second)
 	if pid == 0 {
 		t.Fatal("session-start started no embed server")
@@ -123,6 +124,10 @@ func TestQueryFrontNeedsOnlyTheServer(t *testing.T) {
 		}
 	}
 	event := withPrompt(t, w.payload("claude-prompt.json"), "create a helm chart for our api service")
+	// The index, built by hand (a query never builds one).
+	if r := w.stage(event, "ski-embed", "--refresh"); r.code != 0 {
+		t.Fatalf("refresh: %+v", r)
+	}
 	vector := func(r result) string {
 		t.Helper()
 		if r.code != 0 {

@@ -101,6 +101,7 @@ func TestConfigThroughHook(t *testing.T) {
 	json.Unmarshal(w.payload("claude-prompt.json"), &m)
 	m["cwd"] = project
 	payload, _ := json.Marshal(m)
+	w.sessionStart("claude")
 	out := w.hook("claude", "prompt", payload)
 	ctx := claudeContext(t, out)
 	if !strings.Contains(ctx, "<skill name=\"postmortem\"") || !strings.Contains(ctx, "Base directory for this skill: "+filepath.Join(w.skills, "writing", "postmortem")) ||

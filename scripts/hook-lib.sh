@@ -99,7 +99,12 @@ $ski_line}"
 	# leaves the rest of the pipeline with nothing to say; the last
 	# stage's status (every stage's, under pipefail) and the shape of the
 	# payload are checked before anything reaches the host.
-	ski_out=$(ski_stages) || ski_fail "pipeline failed" with-log
+	if ! ski_out=$(ski_stages); then
+		# A damaged index fails ranking: have it checked whole (and set
+		# aside and rebuilt in the background) without waiting for that.
+		printf '%s\n' "$ski_event" | ski-embed --refresh --background --host "$SKI_HOST" >/dev/null 2>&1 3>&- &
+		ski_fail "pipeline failed" with-log
+	fi
 	case $ski_out in
 	'{'*'}') printf '%s\n' "$ski_out" ;;
 	'')
@@ -123,9 +128,13 @@ ski_session_start() {
 	fi
 	# The embed server loads the model in the background (detached, with
 	# none of the hook's descriptors) while the index is checked.
-	ski-embed --serve --detach --host "$SKI_HOST" </dev/null >/dev/null 3>&- || :
+	if [ "${SKI_EMBED_SERVER:-}" != 0 ]; then
+		ski-embed --serve --detach --host "$SKI_HOST" </dev/null >/dev/null 3>&- || :
+	fi
 	printf '%s\n' "$ski_payload" | ski-ledger rearm >/dev/null || ski_fail "rearm failed" with-log
-	printf '%s\n' "$ski_payload" | ski-embed --refresh --host "$SKI_HOST" >/dev/null || ski_fail "reindex failed" with-log
+	# The index is checked here and, when it is missing, stale or damaged,
+	# built by a detached builder at idle priority: never on the hook's clock.
+	printf '%s\n' "$ski_payload" | ski-embed --refresh --background --host "$SKI_HOST" >/dev/null 3>&- || ski_fail "index check failed" with-log
 }
 
 ski_main() {

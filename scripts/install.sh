@@ -4,7 +4,8 @@
 #   1. scripts/setup.sh: ONNX Runtime, the models, the stages in bin/
 #   2. copies the stages to $XDG_DATA_HOME/ski/bin and the hook scripts to
 #      $XDG_DATA_HOME/ski/scripts, and links the stages into ~/.local/bin
-#   3. builds the index of the user's skills for each host
+#   3. builds the index of the user's skills for each host (progress on a
+#      terminal)
 #   4. ski-install: Claude Code hooks in ~/.claude/settings.json (backed up),
 #      the opencode plugin in $XDG_CONFIG_HOME/opencode/plugin/ski.js
 # Idempotent. --uninstall takes out the hooks and plugin, the links, and
@@ -51,8 +52,18 @@ if [ $uninstall = 1 ]; then
 				kill "$pid" 2>/dev/null || :
 			fi
 		done
+		# Stop background index builders: each names its process id in the
+		# progress file beside the index it builds.
+		for prog in "$cache"/index/*.progress; do
+			[ -f "$prog" ] || continue
+			pid=$(grep -o '"pid":[0-9]*' "$prog" 2>/dev/null | cut -d: -f2) || continue
+			case $pid in '' | *[!0-9]*) continue ;; esac
+			if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- 'ski-embed[^ ]* --builder'; then
+				kill "$pid" 2>/dev/null || :
+			fi
+		done
 		rm -rf "$data" "$cache" "$state" "$run"
-		say "removed $data, $cache, $state, $run and the links in $links; stopped the embed servers; kept ${XDG_CONFIG_HOME:-$HOME/.config}/ski"
+		say "removed $data, $cache (indexes and the embedding cache), $state, $run and the links in $links; stopped the embed servers and index builders; kept ${XDG_CONFIG_HOME:-$HOME/.config}/ski"
 	fi
 	exit 0
 fi

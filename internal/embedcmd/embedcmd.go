@@ -9,19 +9,13 @@ package embedcmd
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/skill-inject/ski/internal/builder"
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embed"
-	"github.com/skill-inject/ski/internal/index"
-	"github.com/skill-inject/ski/internal/indexfile"
-	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
@@ -49,6 +43,9 @@ func (p Program) Run(env cli.Env) error {
 	indexPath := fs.String("index", "", "the vector index `file` to write (with scan records) or read (with --query)")
 	queryMode := fs.Bool("query", false, "read prompt events and attach query vectors")
 	refresh := fs.Bool("refresh", false, "bring the automatic index of each event's project up to date")
+	background := fs.Bool("background", false, "with --refresh: start a background build of each event's index when it is missing, stale or damaged, and return at once (what the hooks do)")
+	builderSpec := fs.String("builder", "", "run as the background builder of a project `spec` (ski starts these itself)")
+	gcMode := fs.Bool("gc", false, "drop from the embedding cache the vectors that no index uses")
 	serveMode := fs.Bool("serve", false, "keep the model loaded and embed for other ski-embed processes over a unix socket until idle")
 	detach := fs.Bool("detach", false, "with --serve: start the server in the background and return at once")
 	idle := fs.Duration("idle", 30*time.Minute, "with --serve: exit after this long without a request")
@@ -81,13 +78,16 @@ func (p Program) Run(env cli.Env) error {
 		return cli.Usagef("--host %q: want claude or opencode", *host)
 	}
 	modes := 0
-	for _, on := range []bool{*queryMode, *refresh, *serveMode, *indexPath != "" && !*queryMode} {
+	for _, on := range []bool{*queryMode, *refresh, *serveMode, *indexPath != "" && !*queryMode, *builderSpec != "", *gcMode} {
 		if on {
 			modes++
 		}
 	}
 	if modes != 1 {
-		return cli.Usagef("give exactly one of --index FILE, --query, --refresh, --serve or --fetch")
+		return cli.Usagef("give exactly one of --index FILE, --query, --refresh, --serve, --gc or --fetch")
+	}
+	if *background && !*refresh {
+		return cli.Usagef("--background goes with --refresh")
 	}
 	if (*detach || *delay != 0) && !*serveMode {
 		return cli.Usagef("--detach and --delay go with --serve")
@@ -125,9 +125,15 @@ func (p Program) Run(env cli.Env) error {
 		eenv.Runtime = res.Config(cwd).OnnxRuntime
 	}
 	srv := server{env: env, dirs: dirs, embed: eenv, runtime: *runtime, warn: warn}
+	b := builds{env: env, dirs: dirs, embed: eenv, runtime: *runtime, model: *model, maxLine: *maxLine, warn: warn}
 	qo := query.Options{Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
-		Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap,
+		Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap, Start: b.startFor,
 		Written: func() { closeOutput(env) }}
+	if *refresh && *background {
+		// Only checks and starts builders: no model needed here.
+		keep()
+		return b.refreshBackground(so)
+	}
 	if p.HandOff != nil && !embed.BuiltIn(m.Backend) {
 		// Only a query on the automatic index can be answered here, and
 		// only through a server that is up.
@@ -139,22 +145,27 @@ func (p Program) Run(env cli.Env) error {
 			return p.handOff()
 		}
 		qo.Auto = remote
+		qo.Seen = func(so scan.Options) { remote.Project = b.spec(so) }
 		keep()
 		return query.Run(qo, env.Stdin, env.Stdout)
 	}
 	keep()
-	if *serveMode {
-		return srv.serve(*model, *idle, *delay, *detach)
-	}
-	if *queryMode {
+	switch {
+	case *serveMode:
+		return srv.serve(*model, *idle, *delay, *detach, &builder.Watcher{Start: b.start, Warn: warn})
+	case *queryMode:
+		// No server answered: the model loads in this process, and with
+		// no server watching the skills, each prompt checks them.
+		qo.CheckStamp = true
 		return query.Run(qo, env.Stdin, env.Stdout)
+	case *builderSpec != "":
+		return b.runBuilder(*builderSpec)
+	case *gcMode:
+		return b.gc()
+	case *refresh:
+		return b.refreshByHand(so)
 	}
-	emb := srv.wrap(embed.OpenOrLexical(*model, eenv, warn))
-	defer emb.Close()
-	if *refresh {
-		return refreshAll(env, so, dirs.Cache, emb, *maxLine, warn)
-	}
-	return buildIndex(env, *indexPath, emb, *maxLine, warn)
+	return b.buildIndex(*indexPath)
 }
 
 // handOff hands the run to the binary that links the model runtime.
@@ -172,90 +183,4 @@ func closeOutput(env cli.Env) {
 	if f, ok := env.Stdout.(*os.File); ok {
 		f.Close()
 	}
-}
-
-// indexLine is the summary record --index and --refresh print.
-type indexLine struct {
-	Kind     string `json:"kind"`
-	Path     string `json:"path"`
-	Model    string `json:"model"`
-	Count    int    `json:"count"`
-	Embedded int    `json:"embedded"`
-	Reused   int    `json:"reused"`
-	Removed  int    `json:"removed"`
-	Errors   int    `json:"errors"`
-}
-
-func buildIndex(env cli.Env, path string, emb embed.Embedder, maxLine int, warn func(string)) error {
-	model := emb.Model().ID
-	r := ndjson.NewReader(env.Stdin, "<stdin>", maxLine)
-	var skills []record.Skill
-	errs := 0
-	if err := r.Each(func(line []byte) error {
-		switch k := gjson.GetBytes(line, "kind").Str; k {
-		case record.KindError:
-			errs++
-			return nil
-		case record.KindSkill:
-		default:
-			return r.Errorf("kind %q, want %q (pipe ski-scan into ski-embed --index)", k, record.KindSkill)
-		}
-		var s record.Skill
-		if err := json.Unmarshal(line, &s); err != nil {
-			return r.Errorf("decode skill: %w", err)
-		}
-		if s.ID == "" || s.Hash == "" {
-			return r.Errorf("skill record needs id and hash")
-		}
-		skills = append(skills, s)
-		return nil
-	}); err != nil {
-		return err
-	}
-	old := index.ReadOld(path, warn)
-	if old != nil && old.Header.Model != model {
-		warn(fmt.Sprintf("index was built with %s; rebuilding it with %s", old.Header.Model, model))
-	}
-	idx, stats, err := index.Build(skills, old, emb, time.Now())
-	if err != nil {
-		return err
-	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	if err := indexfile.Write(path, idx); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stderr, "ski-embed: %s: %d skills (%s) with %s\n", path, len(skills), stats, model)
-	w := ndjson.NewWriter(env.Stdout)
-	if err := w.Encode(indexLine{Kind: "index", Path: path, Model: model, Count: len(skills),
-		Embedded: stats.Embedded, Reused: stats.Reused, Removed: stats.Removed, Errors: errs}); err != nil {
-		return err
-	}
-	return w.Flush()
-}
-
-func refreshAll(env cli.Env, so scan.Options, cacheDir string, emb embed.Embedder, maxLine int, warn func(string)) error {
-	model := emb.Model().ID
-	r := ndjson.NewReader(env.Stdin, "<stdin>", maxLine)
-	w := ndjson.NewWriter(env.Stdout)
-	if err := r.Each(func(line []byte) error {
-		o := so
-		if cwd := gjson.GetBytes(line, "cwd").Str; filepath.IsAbs(cwd) {
-			o.Cwd = cwd
-		}
-		path := index.PathFor(cacheDir, o.Host, model, query.RootPaths(scan.Roots(o)))
-		stats, err := query.Rebuild(path, o, emb, warn, time.Now())
-		if err != nil {
-			return r.Errorf("%w", err)
-		}
-		if err := w.Encode(indexLine{Kind: "index", Path: path, Model: model,
-			Count: stats.Embedded + stats.Reused, Embedded: stats.Embedded, Reused: stats.Reused, Removed: stats.Removed}); err != nil {
-			return err
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	return w.Flush()
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skill-inject/ski/internal/builder"
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/embedsrv"
@@ -128,7 +129,7 @@ func (s server) spawn(model string, delay time.Duration) error {
 // serve runs the server for model (or, with detach, starts it in the
 // background and returns). A model with nothing to load is not served;
 // another server already running is not an error.
-func (s server) serve(model string, idle, delay time.Duration, detach bool) error {
+func (s server) serve(model string, idle, delay time.Duration, detach bool, watch *builder.Watcher) error {
 	e := embed.OpenOrLexical(model, s.embed, s.warn)
 	defer e.Close()
 	if e.Model().Backend == "lexical" {
@@ -151,7 +152,7 @@ func (s server) serve(model string, idle, delay time.Duration, detach bool) erro
 		return err
 	}
 	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256, Hint: query.Hint, ReadPrompt: prompt.Read,
-		Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
+		Watch: watch, Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
 	if errors.Is(err, embedsrv.ErrRunning) {
 		return nil
 	}

@@ -34,6 +34,9 @@ type Client struct {
 	// ReadPrompt reads a prompt (prompt.Read), for EmbedPrompts when it
 	// embeds in process.
 	ReadPrompt func(p string) prompt.Reading
+	// Project, when set, goes with requests of prompts: where they come
+	// from, for the server to watch (ServerOptions.Watch).
+	Project []byte
 
 	off, start bool
 	conn       *os.File
@@ -89,7 +92,7 @@ type answer struct {
 // this process need not compile them. When the server does not answer,
 // they are read here and embedded in process.
 func (c *Client) EmbedPrompts(prompts []string) ([][]float32, []prompt.Reading, error) {
-	resp, ok := c.ask(request{Purpose: embed.Query, Texts: prompts, Prompts: true})
+	resp, ok := c.ask(request{Purpose: embed.Query, Texts: prompts, Prompts: true, Project: c.Project})
 	if ok && len(resp.readings) == len(prompts) {
 		return resp.vecs, resp.readings, nil
 	}

@@ -27,8 +27,9 @@ import (
 )
 
 // Protocol is the version of the wire format (2: requests of prompts; 3:
-// several requests per connection; 4: the readings of prompts returned).
-const Protocol = 4
+// several requests per connection; 4: the readings of prompts returned;
+// 5: the project a prompt comes from, for the server to watch).
+const Protocol = 5
 
 // maxFrame bounds a frame, so a corrupt length cannot allocate gigabytes.
 const maxFrame = 64 << 20
@@ -48,6 +49,8 @@ type request struct {
 	Purpose embed.Purpose `json:"purpose"`
 	Texts   []string      `json:"texts"`
 	Prompts bool          `json:"prompts,omitempty"`
+	// Project describes where the prompts come from (ServerOptions.Watch).
+	Project json.RawMessage `json:"project,omitempty"`
 }
 
 // response carries the vectors as little-endian float32s, row after row,

@@ -38,6 +38,13 @@ type ServerOptions struct {
 	// ReadPrompt, when set, reads a prompt (prompt.Read), for requests of
 	// prompts (Client.EmbedPrompts).
 	ReadPrompt func(p string) prompt.Reading
+	// Watch, when set, is given the project of each request that names
+	// one (Client.Project), and runs for as long as the server does
+	// (called once, in a goroutine, with a channel closed at its stop).
+	Watch interface {
+		Add(project []byte)
+		Run(stop <-chan struct{})
+	}
 }
 
 // Serve runs the server until it has been idle for o.Idle or a client of
@@ -82,6 +89,11 @@ func Serve(o ServerOptions) error {
 	}
 	s.idle = time.AfterFunc(o.Idle, s.stop)
 	defer s.idle.Stop()
+	if o.Watch != nil {
+		stop := make(chan struct{})
+		defer close(stop)
+		go o.Watch.Run(stop)
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -167,6 +179,9 @@ func (s *server) handle(conn *os.File) {
 			return
 		}
 		s.idle.Reset(s.o.Idle)
+		if len(req.Project) > 0 && s.o.Watch != nil && req.Hello == s.hello {
+			s.o.Watch.Add(req.Project)
+		}
 		if req.Hello != s.hello {
 			writeFrame(conn, response{Hello: s.hello,
 				Error: fmt.Sprintf("%v: server %+v, client %+v", errMismatch, s.hello, req.Hello)})

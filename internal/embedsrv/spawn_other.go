@@ -13,3 +13,8 @@ func Spawn([]string, string, ...string) error { return errors.ErrUnsupported }
 func ownedByMe(os.FileInfo) bool { return true }
 
 func mkfifo(string) error { return errors.ErrUnsupported }
+
+// SpawnWith is not implemented off Unix.
+func SpawnWith([]string, *os.File, []uintptr, string, ...string) error {
+	return errors.ErrUnsupported
+}

@@ -18,6 +18,13 @@ import (
 // os.StartProcess first checks, once per process, that pidfds work by
 // starting a child of its own, which cost ski-embed's exit ~5 ms.
 func Spawn(env []string, exe string, args ...string) error {
+	return SpawnWith(env, nil, nil, exe, args...)
+}
+
+// SpawnWith is Spawn with stderr (nil: /dev/null) as the server's standard
+// error and the extra files as its descriptors 3, 4, ... (a lock it is to
+// hold, say).
+func SpawnWith(env []string, stderr *os.File, extra []uintptr, exe string, args ...string) error {
 	closeOnExec()
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
@@ -25,8 +32,13 @@ func Spawn(env []string, exe string, args ...string) error {
 	}
 	defer null.Close()
 	fd := null.Fd()
+	files := []uintptr{fd, fd, fd}
+	if stderr != nil {
+		files[2] = stderr.Fd()
+	}
+	files = append(files, extra...)
 	_, err = syscall.ForkExec(exe, append([]string{exe}, args...), &syscall.ProcAttr{
-		Env: env, Files: []uintptr{fd, fd, fd}, Sys: &syscall.SysProcAttr{Setsid: true}})
+		Env: env, Files: files, Sys: &syscall.SysProcAttr{Setsid: true}})
 	if err != nil {
 		return fmt.Errorf("start %s: %w", exe, err)
 	}

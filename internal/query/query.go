@@ -6,8 +6,10 @@ package query
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,7 +19,6 @@ import (
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/index"
-	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/record"
@@ -45,6 +46,19 @@ type Options struct {
 	// Auto, when set, is the embedder of automatic indexes, used as it is
 	// instead of opening Model.
 	Auto embed.Embedder
+	// Start, when set, starts a background build of the automatic index
+	// of a project whose index is not ready (missing, damaged, built by
+	// another model) or, with CheckStamp, stale. A prompt never waits for
+	// a build.
+	Start func(scan.Options)
+	// CheckStamp says to compare the skill files with the automatic
+	// index's stamp on each prompt (a walk and a stat per skill), for
+	// processes with no embed server watching them.
+	CheckStamp bool
+	// Seen, when set, is told the project of each prompt answered from an
+	// automatic index (an embed server client passes it on, for the
+	// server to watch the project's skills).
+	Seen func(scan.Options)
 	// Written, when set, is called once every record is written and
 	// flushed, before the embedders are released. Releasing a loaded model
 	// (and starting a server for next time) takes a while; ski-embed closes
@@ -56,7 +70,7 @@ type Options struct {
 func Run(o Options, in io.Reader, out io.Writer) error {
 	r := ndjson.NewReader(in, "<stdin>", o.MaxLine)
 	w := ndjson.NewWriter(out)
-	q := &querier{o: o, embedders: map[string]embed.Embedder{}}
+	q := &querier{o: o, embedders: map[string]embed.Embedder{}, started: map[string]bool{}}
 	defer q.close()
 	if err := r.Each(func(line []byte) error {
 		rec, err := q.one(line)
@@ -94,6 +108,7 @@ type querier struct {
 	o         Options
 	embedders map[string]embed.Embedder // by model id
 	auto      embed.Embedder            // for automatic indexes
+	started   map[string]bool           // indexes whose build was started
 }
 
 func (q *querier) close() {
@@ -158,7 +173,7 @@ func (q *querier) one(line []byte) ([]byte, error) {
 	}
 	cwd := gjson.GetBytes(line, "cwd").Str
 	path, emb, err := q.locate(cwd)
-	if err != nil {
+	if err != nil || path == "" {
 		return nil, err
 	}
 	model := emb.Model().ID
@@ -196,7 +211,10 @@ func (q *querier) one(line []byte) ([]byte, error) {
 }
 
 // locate returns the index for an event from cwd and the embedder of its
-// model, building the automatic index when it does not exist yet.
+// model. It never builds one: when the model's index is not ready it
+// starts a background builder (Options.Start) and answers from the
+// project's lexical index if there is one, else with "" (no query: ski
+// stays silent for this prompt).
 func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 	if q.o.IndexPath != "" {
 		h, err := vecfile.ReadHeader(q.o.IndexPath)
@@ -214,14 +232,52 @@ func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 		so.Cwd = cwd
 	}
 	emb := q.autoEmbedder()
-	path := index.PathFor(q.o.CacheDir, q.o.Host, emb.Model().ID, RootPaths(scan.Roots(so)))
-	if index.Current(path, emb.Model().ID, q.o.Warn) {
+	if q.o.Seen != nil {
+		q.o.Seen(so)
+	}
+	model := emb.Model().ID
+	roots := RootPaths(scan.Roots(so))
+	path := index.PathFor(q.o.CacheDir, q.o.Host, model, roots)
+	h, err := vecfile.ReadHeader(path)
+	if err == nil && h.Model == model {
+		if q.o.CheckStamp {
+			if stamp, err := scan.Stamp(so); err != nil || stamp != h.Stamp {
+				q.start(path, so)
+			}
+		}
 		return path, emb, nil
 	}
-	if _, err := Rebuild(path, so, emb, q.o.Warn, q.o.Now()); err != nil {
-		return "", nil, err
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		q.o.Warn(fmt.Sprintf("%v; it is rebuilt in the background", err))
 	}
-	return path, emb, nil
+	q.start(path, so)
+	if model != embed.LexicalID {
+		lex := index.PathFor(q.o.CacheDir, q.o.Host, embed.LexicalID, roots)
+		if h, err := vecfile.ReadHeader(lex); err == nil && h.Model == embed.LexicalID {
+			return lex, q.lexical(), nil
+		}
+	}
+	q.o.Warn(fmt.Sprintf("no index of %s's skills for %s yet; it is being built in the background", model, so.Cwd))
+	return "", nil, nil
+}
+
+// start starts a background build of the index at path, once per run.
+func (q *querier) start(path string, so scan.Options) {
+	if q.o.Start == nil || q.started[path] {
+		return
+	}
+	q.started[path] = true
+	q.o.Start(so)
+}
+
+// lexical is the lexical embedder, for lexical indexes.
+func (q *querier) lexical() embed.Embedder {
+	if e, ok := q.embedders[embed.LexicalID]; ok {
+		return e
+	}
+	e := embed.NewLexical()
+	q.embedders[embed.LexicalID] = e
+	return e
 }
 
 // RootPaths lists the paths of roots.
@@ -231,33 +287,4 @@ func RootPaths(roots []scan.Root) []string {
 		paths[i] = r.Path
 	}
 	return paths
-}
-
-// Rebuild scans the skills for so and brings the index at path up to date
-// with emb, embedding only what changed. When the skill files are those the
-// index was built from (same scan.Stamp, same model) it neither scans nor
-// writes: the no-change check costs a directory walk and a stat per skill.
-func Rebuild(path string, so scan.Options, emb embed.Embedder, warn func(string), now time.Time) (index.Stats, error) {
-	stamp, err := scan.Stamp(so)
-	if err != nil {
-		return index.Stats{}, fmt.Errorf("scan skills: %w", err)
-	}
-	if h, err := vecfile.ReadHeader(path); err == nil && h.Stamp == stamp && h.Model == emb.Model().ID {
-		return index.Stats{Reused: h.Count}, nil
-	}
-	res, err := scan.Scan(so)
-	if err != nil {
-		return index.Stats{}, fmt.Errorf("scan skills: %w", err)
-	}
-	idx, stats, err := index.Build(res.Skills, index.ReadOld(path, warn), emb, now)
-	if err != nil {
-		return stats, err
-	}
-	idx.Header.Host = so.Host
-	idx.Header.Roots = RootPaths(scan.Roots(so))
-	idx.Header.Stamp = stamp
-	if err := indexfile.Write(path, idx); err != nil {
-		return stats, err
-	}
-	return stats, nil
 }

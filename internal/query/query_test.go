@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skill-inject/ski/internal/builder"
 	"github.com/skill-inject/ski/internal/embed"
-	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/scan"
 )
@@ -36,10 +36,22 @@ func opts(t *testing.T, root string) Options {
 	}
 }
 
-func TestQueryBuildsIndexAndKeepsFields(t *testing.T) {
+// build builds the automatic index of o's project as a background builder
+// would, with the lexical model.
+func build(t *testing.T, o Options) {
+	t.Helper()
+	p := builder.Project{Scan: o.Scan, Model: embed.LexicalID, CacheDir: o.CacheDir}
+	if _, err := builder.Run(p, builder.Options{Embedder: func() (embed.Embedder, error) { return embed.NewLexical(), nil },
+		Warn: o.Warn}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestQueryKeepsFields(t *testing.T) {
 	root := t.TempDir()
 	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortems.")
 	o := opts(t, root)
+	build(t, o)
 	in := `{"session_id":"s1","cwd":"/nowhere","prompt":"write a postmortem","transcript_path":"/t.jsonl","hook_event_name":"UserPromptSubmit"}` + "\n" +
 		`{"session_id":"s1","prompt":"<system-reminder>ignore</system-reminder>"}` + "\n" +
 		`{"session_id":"s1","prompt":"   "}` + "\n"
@@ -60,15 +72,71 @@ func TestQueryBuildsIndexAndKeepsFields(t *testing.T) {
 	if r := prompt.Read("write a postmortem"); q["text"] != r.Text || q["intent"] != string(r.Intent) {
 		t.Fatalf("query record's reading: text %q intent %q, want %+v", q["text"], q["intent"], r)
 	}
-	if _, err := os.Stat(q["index"].(string)); err != nil {
-		t.Fatalf("automatic index not built: %v", err)
+}
+
+// With no index a query starts a background build and says nothing; once
+// the lexical index is there (a builder writes it first) prompts are
+// ranked with it while the model's index is missing; a stale index is
+// used as it is, and only with CheckStamp does a prompt notice it.
+func TestQueryNeverBuilds(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortems.")
+	o := opts(t, root)
+	o.Model = "bge-small-en-v1.5-q"
+	o.Auto = fakeModel{embed.NewLexical()}
+	var started []string
+	o.Start = func(so scan.Options) { started = append(started, so.Host) }
+	query := func() map[string]any {
+		t.Helper()
+		var out bytes.Buffer
+		if err := Run(o, strings.NewReader(`{"prompt":"write a postmortem"}`+"\n"+`{"prompt":"write a postmortem"}`+"\n"), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.Len() == 0 {
+			return nil
+		}
+		var q map[string]any
+		json.Unmarshal([]byte(strings.SplitN(out.String(), "\n", 2)[0]), &q)
+		return q
 	}
+	if q := query(); q != nil || len(started) != 1 {
+		t.Fatalf("no index: query %v, builds started %d (want none and 1)", q, len(started))
+	}
+	build(t, o) // the lexical index, as a builder writes it before embedding
+	if q := query(); q == nil || q["model"] != embed.LexicalID || len(started) != 2 {
+		t.Fatalf("lexical index only: query %v, builds started %d", q, len(started))
+	}
+	p := builder.Project{Scan: o.Scan, Model: "bge-small-en-v1.5-q", CacheDir: o.CacheDir}
+	if _, err := builder.Run(p, builder.Options{Embedder: func() (embed.Embedder, error) { return o.Auto, nil }, Warn: o.Warn}); err != nil {
+		t.Fatal(err)
+	}
+	if q := query(); q == nil || q["model"] != "bge-small-en-v1.5-q" || len(started) != 2 {
+		t.Fatalf("model index: query %v, builds started %d", q, len(started))
+	}
+	writeSkill(t, root, "ops/helm", "Helm charts.")
+	if q := query(); q == nil || len(started) != 2 {
+		t.Fatalf("stale index: query %v, builds started %d", q, len(started))
+	}
+	o.CheckStamp = true
+	if q := query(); q == nil || len(started) != 3 {
+		t.Fatalf("stale index, CheckStamp: query %v, builds started %d", q, len(started))
+	}
+}
+
+// fakeModel passes the lexical embedder off as another model.
+type fakeModel struct{ embed.Embedder }
+
+func (f fakeModel) Model() embed.Model {
+	m := f.Embedder.Model()
+	m.ID = "bge-small-en-v1.5-q"
+	return m
 }
 
 func TestPromptIDAndIndexOverride(t *testing.T) {
 	root := t.TempDir()
 	writeSkill(t, root, "a", "Alpha.")
 	o := opts(t, root)
+	build(t, o)
 	in := `{"prompt":"alpha","prompt_id":"p-1","index":"/etc/passwd"}` + "\n"
 	var out bytes.Buffer
 	if err := Run(o, strings.NewReader(in), &out); err != nil {
@@ -90,59 +158,6 @@ func TestExplicitIndexMissing(t *testing.T) {
 	}
 }
 
-func TestRebuildIncremental(t *testing.T) {
-	root := t.TempDir()
-	writeSkill(t, root, "a", "Alpha.")
-	writeSkill(t, root, "b", "Beta.")
-	o := opts(t, root)
-	path := filepath.Join(t.TempDir(), "i.skv")
-	st, err := Rebuild(path, o.Scan, embed.NewLexical(), o.Warn, time.Now())
-	if err != nil || st.Embedded != 2 {
-		t.Fatalf("first: %+v %v", st, err)
-	}
-	writeSkill(t, root, "b", "Beta, changed.")
-	st, err = Rebuild(path, o.Scan, embed.NewLexical(), o.Warn, time.Now())
-	if err != nil || st.Embedded != 1 || st.Reused != 1 {
-		t.Fatalf("second: %+v %v", st, err)
-	}
-}
-
-// A refresh with nothing changed neither scans nor writes; any change to a
-// skill file (even one that keeps its size) or a new skill is picked up.
-func TestRebuildSkipsWhenUnchanged(t *testing.T) {
-	root := t.TempDir()
-	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortems.")
-	o := opts(t, root)
-	path := filepath.Join(t.TempDir(), "i.skv")
-	emb := embed.NewLexical()
-	rebuild := func() index.Stats {
-		t.Helper()
-		st, err := Rebuild(path, o.Scan, emb, o.Warn, time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
-	if st := rebuild(); st.Embedded != 1 {
-		t.Fatalf("first build: %+v", st)
-	}
-	before, _ := os.Stat(path)
-	if st := rebuild(); st.Embedded != 0 || st.Reused != 1 {
-		t.Fatalf("unchanged: %+v", st)
-	}
-	if after, _ := os.Stat(path); !after.ModTime().Equal(before.ModTime()) {
-		t.Fatalf("unchanged skills: the index was rewritten")
-	}
-	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortem!")
-	if st := rebuild(); st.Embedded != 1 {
-		t.Fatalf("same-size edit: %+v", st)
-	}
-	writeSkill(t, root, "ops/helm", "Helm charts.")
-	if st := rebuild(); st.Embedded != 1 || st.Reused != 1 {
-		t.Fatalf("new skill: %+v", st)
-	}
-}
-
 // closing records when it is closed.
 type closing struct {
 	embed.Embedder
@@ -160,6 +175,7 @@ func TestWrittenBeforeRelease(t *testing.T) {
 	root := t.TempDir()
 	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortems.")
 	o := opts(t, root)
+	build(t, o)
 	var events []string
 	var out bytes.Buffer
 	o.Wrap = func(e embed.Embedder) embed.Embedder { return closing{e, &events} }

@@ -26,7 +26,7 @@ type Options struct {
 	// Warn receives one line per problem that is not about a skill (an
 	// extra root that does not exist, an unreadable opencode.json). nil
 	// drops them.
-	Warn func(string)
+	Warn func(string) `json:"-"`
 	// KeepShadowed lists skills that another one shadows as skills too, not
 	// as error records. A host never loads both; this is for evaluating over
 	// a corpus of repositories, where ids, not names, tell skills apart.

@@ -1,0 +1,220 @@
+// Package builder keeps a project's automatic index up to date off the
+// prompt's clock. Hooks only check an index (Check) and start a detached
+// builder process (Start) when it is missing, stale or damaged; the
+// builder (Run) scans the skills, writes a lexical index at once so
+// prompts have something to rank with, then embeds with the model at the
+// lowest CPU priority, persisting every batch to the embedding cache
+// (package embcache), and installs the model's index. One builder runs per
+// index at a time: it holds <index>.build.lock for its whole life, and
+// writes its progress to <index>.progress.
+package builder
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skill-inject/ski/internal/aside"
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/flock"
+	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+// Project is one automatic index: the skills a host sees from a directory,
+// embedded by a model.
+type Project struct {
+	Scan     scan.Options
+	Model    string // the model's id
+	CacheDir string // ski's cache folder
+}
+
+// roots lists the paths of the project's skill roots.
+func (p Project) roots() []string {
+	var paths []string
+	for _, r := range scan.Roots(p.Scan) {
+		paths = append(paths, r.Path)
+	}
+	return paths
+}
+
+// IndexPath is the model's index of the project.
+func (p Project) IndexPath() string {
+	return index.PathFor(p.CacheDir, p.Scan.Host, p.Model, p.roots())
+}
+
+// LexicalPath is the lexical index of the project, which answers prompts
+// while the model's is being built.
+func (p Project) LexicalPath() string {
+	return index.PathFor(p.CacheDir, p.Scan.Host, embed.LexicalID, p.roots())
+}
+
+// LockPath is the lock a builder of the project's index holds.
+func (p Project) LockPath() string { return p.IndexPath() + ".build.lock" }
+
+// ProgressPath is where a running builder says how far it is.
+func (p Project) ProgressPath() string { return p.IndexPath() + ".progress" }
+
+// State is what Check found of an index.
+type State int
+
+// States.
+const (
+	Current State = iota // built from the skills as they are, by the model
+	Missing              // no index yet
+	Stale                // built from other skill files, or by another model
+	Damaged              // unreadable: it was set aside
+)
+
+func (s State) String() string {
+	return [...]string{"current", "missing", "stale", "damaged"}[s]
+}
+
+// Check says whether the index at path, built by model, matches the skills
+// of so. With verify every checksum of the file is checked too (reading it
+// whole); without, only the header's. A damaged file is set aside (and
+// reported through warn), so the next build starts clean.
+func Check(path, model string, so scan.Options, verify bool, warn func(string)) State {
+	h, err := vecfile.ReadHeader(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Missing
+	}
+	if err == nil && verify {
+		err = vecfile.Verify(path)
+	}
+	if err != nil {
+		SetAside(path, err, warn)
+		return Damaged
+	}
+	if h.Model != model {
+		return Stale
+	}
+	stamp, err := scan.Stamp(so)
+	if err != nil || stamp != h.Stamp {
+		return Stale
+	}
+	return Current
+}
+
+// SetAside moves a damaged index out of the way.
+func SetAside(path string, why error, warn func(string)) {
+	to, err := aside.Move(path, time.Now())
+	if err != nil {
+		warn(fmt.Sprintf("%v; %v", why, err))
+		return
+	}
+	warn(fmt.Sprintf("%v; moved aside to %s, rebuilding it", why, filepath.Base(to)))
+}
+
+// Lock takes the build lock of p: without waiting (and reporting false
+// when a builder holds it) unless wait. The lock is held until the file
+// is closed, by this process or one it hands the file to.
+func Lock(p Project, wait bool) (*os.File, bool, error) {
+	path := p.LockPath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, false, fmt.Errorf("build lock: %w", err)
+	}
+	f, err := openLock(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if wait {
+		if err := flock.Lock(f); err != nil {
+			f.Close()
+			return nil, false, fmt.Errorf("build lock %s: %w", path, err)
+		}
+		return f, true, nil
+	}
+	ok, err := flock.TryLock(f)
+	if err != nil || !ok {
+		f.Close()
+		if err != nil {
+			err = fmt.Errorf("build lock %s: %w", path, err)
+		}
+		return nil, false, err
+	}
+	return f, true, nil
+}
+
+// openLock opens the lock file, setting aside whatever else stands at its
+// path (a directory, a symlink, a file of another owner).
+func openLock(path string) (*os.File, error) {
+	for try := 0; ; try++ {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|noFollow, 0o600)
+		if err == nil {
+			if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
+				return f, nil
+			}
+			f.Close()
+			err = errors.New("not a regular file")
+		}
+		if try > 0 {
+			return nil, fmt.Errorf("build lock %s: %w", path, err)
+		}
+		if _, aerr := aside.Move(path, time.Now()); aerr != nil {
+			return nil, fmt.Errorf("build lock %s: %w", path, err)
+		}
+	}
+}
+
+// Progress is what a running builder writes to Project.ProgressPath.
+type Progress struct {
+	PID     int    `json:"pid"`
+	Model   string `json:"model"`
+	Phase   string `json:"phase"` // scan, embed, write
+	Total   int    `json:"total"` // texts to embed
+	Done    int    `json:"done"`
+	Started string `json:"started"`
+	Updated string `json:"updated"`
+}
+
+// ReadProgress reads the progress of the builder of p, if one runs.
+func ReadProgress(p Project) (Progress, bool) {
+	b, err := os.ReadFile(p.ProgressPath())
+	if err != nil {
+		return Progress{}, false
+	}
+	var pr Progress
+	if json.Unmarshal(b, &pr) != nil {
+		return Progress{}, false
+	}
+	// A builder that died leaves its file; its lock is free then.
+	f, ok, _ := Lock(p, false)
+	if ok {
+		f.Close()
+		return Progress{}, false
+	}
+	return pr, true
+}
+
+// writeProgress replaces the progress file (best effort).
+func writeProgress(path string, pr Progress) {
+	pr.Updated = time.Now().UTC().Format(time.RFC3339)
+	b, _ := json.Marshal(pr)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err == nil {
+		os.Rename(tmp, path)
+	}
+}
+
+// OpenLog opens ski's log in stateDir (hook.log) for a builder's messages,
+// or returns nil when it is not a regular file of this user's that can be
+// appended to: a log is never written through a symlink.
+func OpenLog(stateDir string) *os.File {
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(stateDir, "hook.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
+	if err != nil {
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || !ownedByMe(st) {
+		f.Close()
+		return nil
+	}
+	return f
+}

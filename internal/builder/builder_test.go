@@ -1,0 +1,212 @@
+package builder
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/skill-inject/ski/internal/embcache"
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/indexfile"
+	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+func writeSkill(t *testing.T, root, id, desc string) {
+	t.Helper()
+	dir := filepath.Join(root, id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := "---\nname: " + filepath.Base(id) + "\ndescription: " + desc + "\n---\n# " + id + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// counting is a model (the lexical embedder under another id) that counts
+// the texts it embeds and can be made to fail after some calls, as a
+// builder killed half way stops.
+type counting struct {
+	embed.Embedder
+	texts    int
+	failFrom int // calls from this one on fail; 0 never
+	calls    int
+}
+
+func (c *counting) Model() embed.Model {
+	m := c.Embedder.Model()
+	m.ID = "test-model"
+	return m
+}
+
+func (c *counting) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
+	c.calls++
+	if c.failFrom > 0 && c.calls >= c.failFrom && p == embed.Document {
+		return nil, errors.New("killed")
+	}
+	if p == embed.Document {
+		c.texts += len(texts)
+	}
+	return c.Embedder.Embed(texts, p)
+}
+
+func project(t *testing.T, root string) Project {
+	return Project{Scan: scan.Options{Host: "claude", Roots: []string{root}, Home: t.TempDir()},
+		Model: "test-model", CacheDir: t.TempDir()}
+}
+
+func run(t *testing.T, p Project, emb embed.Embedder) Result {
+	t.Helper()
+	res, err := Run(p, Options{Embedder: func() (embed.Embedder, error) { return emb, nil },
+		Warn: func(s string) { t.Log(s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestRunIncrementalAndNoChange(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, root, "a", "Alpha.")
+	writeSkill(t, root, "b", "Beta.")
+	p := project(t, root)
+	emb := &counting{Embedder: embed.NewLexical()}
+	if res := run(t, p, emb); !res.Built || res.Stats.Embedded != 2 || res.Count != 2 {
+		t.Fatalf("first build: %+v", res)
+	}
+	if h, err := vecfile.ReadHeader(p.LexicalPath()); err != nil || h.Count != 2 || h.Model != embed.LexicalID {
+		t.Fatalf("lexical index: %+v %v", h, err)
+	}
+	before, _ := os.Stat(p.IndexPath())
+	if res := run(t, p, emb); res.Built || emb.texts != 2 {
+		t.Fatalf("nothing changed: %+v, %d texts embedded", res, emb.texts)
+	}
+	if after, _ := os.Stat(p.IndexPath()); !after.ModTime().Equal(before.ModTime()) {
+		t.Fatal("nothing changed, yet the index was rewritten")
+	}
+	writeSkill(t, root, "b", "Beta, changed.")
+	writeSkill(t, root, "c", "Gamma.")
+	if res := run(t, p, emb); res.Stats.Embedded != 2 || res.Stats.Reused != 1 || res.Count != 3 {
+		t.Fatalf("one changed, one new: %+v", res)
+	}
+	if _, err := os.Stat(p.ProgressPath()); !os.IsNotExist(err) {
+		t.Errorf("progress file left behind: %v", err)
+	}
+}
+
+// A build killed half way keeps what it embedded: the next embeds exactly
+// the texts not yet persisted, and its index equals a clean build's.
+func TestKilledBuildResumes(t *testing.T) {
+	root := t.TempDir()
+	for i := range 30 {
+		writeSkill(t, root, fmt.Sprintf("s%02d", i), fmt.Sprintf("Skill number %d does thing %d.", i, i*7))
+	}
+	p := project(t, root)
+	killed := &counting{Embedder: embed.NewLexical(), failFrom: 3} // two batches of 8 get through
+	if _, err := Run(p, Options{Embedder: func() (embed.Embedder, error) { return killed, nil }, Warn: func(s string) { t.Log(s) }}); err == nil {
+		t.Fatal("the killed build succeeded")
+	}
+	cache, _ := embcache.Open(p.CacheDir, "test-model", 1024, nil)
+	persisted := cache.Len()
+	if persisted == 0 || persisted >= 30 {
+		t.Fatalf("%d vectors persisted by the killed build, want some", persisted)
+	}
+	resumed := &counting{Embedder: embed.NewLexical()}
+	res := run(t, p, resumed)
+	if resumed.texts != 30-persisted || res.Stats.Embedded != 30-persisted || res.Stats.Cached != persisted {
+		t.Fatalf("resumed build embedded %d texts (%+v), want %d", resumed.texts, res.Stats, 30-persisted)
+	}
+	got, err := indexfile.Read(p.IndexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := project(t, root)
+	clean.Scan.Home = p.Scan.Home
+	run(t, clean, &counting{Embedder: embed.NewLexical()})
+	want, err := indexfile.Read(clean.IndexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Header.Created, want.Header.Created = "", ""
+	if !reflect.DeepEqual(got, want) {
+		t.Error("resumed index differs from a clean build's")
+	}
+}
+
+// Every kind of damage to the index is found, set aside and rebuilt.
+func TestDamageHeals(t *testing.T) {
+	for name, damage := range map[string]func(path string){
+		"flipped table byte": func(p string) {
+			b, _ := os.ReadFile(p)
+			b[len(b)*2/3] ^= 0x08
+			os.WriteFile(p, b, 0o600)
+		},
+		"flipped header byte": func(p string) {
+			b, _ := os.ReadFile(p)
+			b[30] ^= 0x01
+			os.WriteFile(p, b, 0o600)
+		},
+		"truncated":  func(p string) { b, _ := os.ReadFile(p); os.WriteFile(p, b[:len(b)/2], 0o600) },
+		"empty":      func(p string) { os.WriteFile(p, nil, 0o600) },
+		"directory":  func(p string) { os.Remove(p); os.MkdirAll(filepath.Join(p, "d"), 0o700) },
+		"symlink":    func(p string) { os.Remove(p); os.Symlink("/etc/passwd", p) },
+		"other file": func(p string) { os.WriteFile(p, []byte("not an index\n"), 0o600) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			writeSkill(t, root, "a", "Alpha.")
+			p := project(t, root)
+			run(t, p, &counting{Embedder: embed.NewLexical()})
+			damage(p.IndexPath())
+			var warns []string
+			if s := Check(p.IndexPath(), p.Model, p.Scan, true, func(s string) { warns = append(warns, s) }); s != Damaged {
+				t.Fatalf("Check = %v, want damaged", s)
+			}
+			if len(warns) != 1 || !strings.Contains(warns[0], "moved aside") {
+				t.Fatalf("warnings: %q", warns)
+			}
+			emb := &counting{Embedder: embed.NewLexical()}
+			if res := run(t, p, emb); !res.Built || res.Stats.Cached != 1 || emb.texts != 0 {
+				t.Fatalf("rebuild: %+v, %d texts embedded (want the cached vector)", res, emb.texts)
+			}
+			if err := vecfile.Verify(p.IndexPath()); err != nil {
+				t.Fatal(err)
+			}
+			if Check(p.IndexPath(), p.Model, p.Scan, true, func(s string) { t.Log(s) }) != Current {
+				t.Fatal("rebuilt index is not current")
+			}
+		})
+	}
+}
+
+func TestLockIsExclusive(t *testing.T) {
+	p := project(t, t.TempDir())
+	first, ok, err := Lock(p, false)
+	if err != nil || !ok {
+		t.Fatalf("first lock: %v %v", ok, err)
+	}
+	if _, ok, err := Lock(p, false); ok || err != nil {
+		t.Fatalf("second lock while held: %v %v", ok, err)
+	}
+	os.WriteFile(p.ProgressPath(), []byte(`{"pid":1,"total":9,"done":3}`), 0o600)
+	if pr, ok := ReadProgress(p); !ok || pr.Done != 3 {
+		t.Fatalf("progress while held: %+v %v", pr, ok)
+	}
+	first.Close()
+	if _, ok := ReadProgress(p); ok {
+		t.Fatal("progress of a builder that is gone")
+	}
+	// A lock path taken by a directory is set aside.
+	os.Remove(p.LockPath())
+	os.MkdirAll(filepath.Join(p.LockPath(), "x"), 0o700)
+	if l, ok, err := Lock(p, false); err != nil || !ok {
+		t.Fatalf("lock over a directory: %v %v", ok, err)
+	} else {
+		l.Close()
+	}
+}

@@ -1,0 +1,134 @@
+package builder
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/skill-inject/ski/internal/embcache"
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/indexfile"
+	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+// rounds bounds how often one builder goes round again because skills
+// changed while it built.
+const rounds = 3
+
+// Options configure Run.
+type Options struct {
+	// Embedder embeds with the project's model; opened by the caller when
+	// first needed.
+	Embedder func() (embed.Embedder, error)
+	// Progress, when set, is told how many texts are embedded of how many.
+	Progress func(done, total int)
+	Warn     func(string)
+	Now      func() time.Time
+}
+
+// Result says what a Run did.
+type Result struct {
+	Path  string // the model's index
+	Count int    // skills in it
+	Stats index.Stats
+	Built bool // false when the index was current already
+}
+
+// Run brings the index of p up to date, holding its build lock (the
+// caller took it). It scans the skills, writes the lexical index of what
+// it found (when the model is not lexical itself), then builds the model's
+// index through the embedding cache, and goes round again if the skills
+// changed meanwhile. The index is verified whole first: a damaged one is
+// set aside and built anew.
+func Run(p Project, o Options) (Result, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	path := p.IndexPath()
+	res := Result{Path: path}
+	pr := Progress{PID: os.Getpid(), Model: p.Model, Phase: "scan", Started: o.Now().UTC().Format(time.RFC3339)}
+	writeProgress(p.ProgressPath(), pr)
+	defer os.Remove(p.ProgressPath())
+	var emb embed.Embedder
+	for round := 0; round < rounds; round++ {
+		if Check(path, p.Model, p.Scan, true, o.Warn) == Current {
+			if h, err := vecfile.ReadHeader(path); err == nil {
+				res.Count = h.Count
+			}
+			return res, nil
+		}
+		stamp, err := scan.Stamp(p.Scan)
+		if err != nil {
+			return res, fmt.Errorf("scan skills: %w", err)
+		}
+		found, err := scan.Scan(p.Scan)
+		if err != nil {
+			return res, fmt.Errorf("scan skills: %w", err)
+		}
+		if p.Model != embed.LexicalID {
+			if _, err := writeIndex(p.LexicalPath(), p, found.Skills, stamp, embed.NewLexical(), index.Options{}, o); err != nil {
+				o.Warn(fmt.Sprintf("lexical index: %v", err))
+			}
+		}
+		if emb == nil {
+			if emb, err = o.Embedder(); err != nil {
+				return res, err
+			}
+			defer emb.Close()
+		}
+		m := emb.Model()
+		cache, err := embcache.Open(p.CacheDir, m.ID, m.Dim, o.Warn)
+		if err != nil {
+			return res, err
+		}
+		pr.Phase = "embed"
+		last := time.Time{}
+		progress := func(done, total int) {
+			pr.Done, pr.Total = done, total
+			if now := o.Now(); done == total || now.Sub(last) > 500*time.Millisecond {
+				last = now
+				writeProgress(p.ProgressPath(), pr)
+			}
+			if o.Progress != nil {
+				o.Progress(done, total)
+			}
+		}
+		stats, err := writeIndex(path, p, found.Skills, stamp, emb, index.Options{Cache: cache, Progress: progress}, o)
+		if err != nil {
+			return res, err
+		}
+		res.Built, res.Count, res.Stats = true, len(found.Skills), stats
+	}
+	return res, nil
+}
+
+// writeIndex builds the index at path from skills with emb, reusing what
+// the old file there holds, and installs it.
+func writeIndex(path string, p Project, skills []record.Skill, stamp string, emb embed.Embedder, bo index.Options, o Options) (index.Stats, error) {
+	idx, stats, err := index.BuildWith(skills, index.ReadOld(path, o.Warn), emb, o.Now(), bo)
+	if err != nil {
+		return stats, err
+	}
+	idx.Header.Host = p.Scan.Host
+	idx.Header.Roots = p.roots()
+	idx.Header.Stamp = stamp
+	return stats, indexfile.Write(path, idx)
+}
+
+// FD is the descriptor a started builder finds its build lock on.
+const FD = 3
+
+// LockFromFD is the build lock a starting process handed to this one.
+func LockFromFD() (*os.File, error) {
+	f := os.NewFile(FD, "build-lock")
+	if f == nil {
+		return nil, fmt.Errorf("no build lock on descriptor %d", FD)
+	}
+	if _, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("build lock on descriptor %d: %w", FD, err)
+	}
+	return f, nil
+}
