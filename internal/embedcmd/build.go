@@ -159,6 +159,7 @@ func (b builds) runBuilder(spec string) error {
 	defer lock.Close()
 	builder.YieldCPU()
 	start := time.Now()
+	fmt.Fprintf(b.env.Stderr, "ski-embed: background builder %d started for %s\n", os.Getpid(), p.IndexPath())
 	res, err := b.build(p, nil)
 	if err != nil {
 		return fmt.Errorf("background build of %s: %w", p.IndexPath(), err)
