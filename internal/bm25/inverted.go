@@ -16,28 +16,29 @@ import (
 //
 // Layout (integers little-endian):
 //
-//	uint32 documents, uint32 terms, uint32 postings, uint32 term bytes
+//	uint32 documents, uint32 terms, uint32 posting bytes, uint32 term bytes
 //	documents × uint32 length in terms
 //	terms × uint32 end of the term in the term bytes
-//	(terms + 1) × uint32 first posting of the term
-//	postings × uint16 document, postings × uint16 count
+//	(terms + 1) × uint32 where the term's postings start in the posting bytes
+//	posting bytes: each term's postings in document order, each a uvarint
+//	  of the document less the term's previous one (the first: the
+//	  document) and a uvarint count; most take two bytes
 //	term bytes: the sorted terms, concatenated
 type Inverted struct {
-	data                          string
-	nDocs, nTerms, nPost, nBytes  int
-	lens, ends, starts, docs, cnt int // offsets of the sections in data
-	terms                         int
-	avgLen                        float64
+	data                         string
+	nDocs, nTerms, nPost, nBytes int // nPost: posting bytes
+	lens, ends, starts, post     int // offsets of the sections in data
+	terms                        int
+	avgLen                       float64
 }
 
 // MaxDocuments is the most documents a field holds.
-const MaxDocuments = 1<<16 - 1
+const MaxDocuments = 1<<31 - 1
 
 var le = binary.LittleEndian
 
 // NewInverted builds the field of a collection of documents, each given as
-// its term counts. Counts above 65535 are capped; more than MaxDocuments
-// documents is an error.
+// its term counts; more than MaxDocuments documents is an error.
 func NewInverted(docs []map[string]int) (*Inverted, error) {
 	if len(docs) > MaxDocuments {
 		return nil, fmt.Errorf("%d documents: at most %d fit a BM25 field", len(docs), MaxDocuments)
@@ -51,15 +52,28 @@ func NewInverted(docs []map[string]int) (*Inverted, error) {
 		}
 	}
 	keys := make([]string, 0, len(byTerm))
-	nPost, nBytes := 0, 0
-	for t, ds := range byTerm {
+	nBytes := 0
+	for t := range byTerm {
 		keys = append(keys, t)
-		nPost += len(ds)
 		nBytes += len(t)
 	}
 	sort.Strings(keys)
-	out := make([]byte, 0, 16+4*len(docs)+8*len(keys)+4+4*nPost+nBytes)
-	for _, n := range []int{len(docs), len(keys), nPost, nBytes} {
+	var post []byte
+	starts := make([]uint32, 0, len(keys)+1)
+	for _, t := range keys {
+		starts = append(starts, uint32(len(post)))
+		ds := byTerm[t]
+		sort.Ints(ds)
+		prev := 0
+		for _, d := range ds {
+			post = binary.AppendUvarint(post, uint64(d-prev))
+			post = binary.AppendUvarint(post, uint64(docs[d][t]))
+			prev = d
+		}
+	}
+	starts = append(starts, uint32(len(post)))
+	out := make([]byte, 0, 16+4*len(docs)+8*len(keys)+4+len(post)+nBytes)
+	for _, n := range []int{len(docs), len(keys), len(post), nBytes} {
 		out = le.AppendUint32(out, uint32(n))
 	}
 	for _, n := range lens {
@@ -70,22 +84,10 @@ func NewInverted(docs []map[string]int) (*Inverted, error) {
 		end += len(t)
 		out = le.AppendUint32(out, uint32(end))
 	}
-	start := 0
-	for _, t := range keys {
-		out = le.AppendUint32(out, uint32(start))
-		start += len(byTerm[t])
+	for _, st := range starts {
+		out = le.AppendUint32(out, st)
 	}
-	out = le.AppendUint32(out, uint32(start))
-	var counts []byte
-	for _, t := range keys {
-		ds := byTerm[t]
-		sort.Ints(ds)
-		for _, d := range ds {
-			out = le.AppendUint16(out, uint16(d))
-			counts = le.AppendUint16(counts, uint16(min(docs[d][t], 0xffff)))
-		}
-	}
-	out = append(out, counts...)
+	out = append(out, post...)
 	for _, t := range keys {
 		out = append(out, t...)
 	}
@@ -100,9 +102,49 @@ func NewInverted(docs []map[string]int) (*Inverted, error) {
 func (v *Inverted) Len() int { return v.nDocs }
 
 func (v *Inverted) u32(section, i int) int { return u32At(v.data, section+4*i) }
-func (v *Inverted) u16(section, i int) int {
-	at := section + 2*i
-	return int(v.data[at]) | int(v.data[at+1])<<8
+
+// each calls fn with the document and count of each posting of term i, in
+// document order; damaged postings end the walk.
+func (v *Inverted) each(i int, fn func(doc, count int)) {
+	from, to := v.u32(v.starts, i), v.u32(v.starts, i+1)
+	if from > to || to > v.nPost {
+		return
+	}
+	p := v.data[v.post+from : v.post+to]
+	doc := 0
+	for len(p) > 0 {
+		delta, n := uvarint(p)
+		if n <= 0 {
+			return
+		}
+		count, m := uvarint(p[n:])
+		if m <= 0 {
+			return
+		}
+		p = p[n+m:]
+		doc += delta
+		if doc < 0 || doc >= v.nDocs {
+			return
+		}
+		fn(doc, count)
+	}
+}
+
+// uvarint reads a uvarint of at most 31 bits from s, returning it and its
+// length (<= 0 when it is damaged).
+func uvarint(s string) (int, int) {
+	x := 0
+	for i := 0; i < len(s) && i < 5; i++ {
+		b := s[i]
+		x |= int(b&0x7f) << (7 * i)
+		if b < 0x80 {
+			if x > 1<<31-1 {
+				return 0, -1
+			}
+			return x, i + 1
+		}
+	}
+	return 0, -1
 }
 
 // u32At reads the little-endian uint32 at s[at:].
@@ -120,15 +162,6 @@ func (v *Inverted) term(i int) string {
 		return ""
 	}
 	return v.data[v.terms+from : v.terms+to]
-}
-
-// postings returns the range of term i's postings, empty when damaged.
-func (v *Inverted) postings(i int) (from, to int) {
-	from, to = v.u32(v.starts, i), v.u32(v.starts, i+1)
-	if from > to || to > v.nPost {
-		return 0, 0
-	}
-	return from, to
 }
 
 // find returns the number of term t, or -1.
@@ -152,17 +185,17 @@ func (v *Inverted) AddScores(q Query, weight float64, scores []float64) {
 		if i < 0 {
 			continue
 		}
-		from, to := v.postings(i)
-		w := weight * idf(n, float64(to-from))
-		for p := from; p < to; p++ {
-			d := v.u16(v.docs, p)
-			if d >= v.nDocs || d >= len(scores) {
-				continue
+		df := 0
+		v.each(i, func(int, int) { df++ })
+		w := weight * idf(n, float64(df))
+		v.each(i, func(d, count int) {
+			if d >= len(scores) {
+				return
 			}
-			f := float64(v.u16(v.cnt, p))
+			f := float64(count)
 			norm := k1 * (1 - b + b*float64(v.u32(v.lens, d))/v.avgLen)
 			scores[d] += w * f * (k1 + 1) / (f + norm)
-		}
+		})
 	}
 }
 
@@ -175,12 +208,10 @@ func (v *Inverted) Documents() []map[string]int {
 	}
 	for i := range v.nTerms {
 		t := v.term(i)
-		from, to := v.postings(i)
-		for p := from; p < to; p++ {
-			if d := v.u16(v.docs, p); d < v.nDocs && t != "" {
-				docs[d][t] = v.u16(v.cnt, p)
-			}
+		if t == "" {
+			continue
 		}
+		v.each(i, func(d, count int) { docs[d][t] = count })
 	}
 	return docs
 }
@@ -214,17 +245,16 @@ func (v *Inverted) parse(data string) error {
 		return fmt.Errorf("%w: %d bytes", errBadField, len(data))
 	}
 	nDocs, nTerms, nPost, nBytes := u32At(data, 0), u32At(data, 4), u32At(data, 8), u32At(data, 12)
-	if nDocs > MaxDocuments || nTerms > len(data) || nPost > len(data) || nBytes > len(data) ||
-		16+4*nDocs+4*nTerms+4*(nTerms+1)+4*nPost+nBytes != len(data) {
+	if nDocs > len(data) || nTerms > len(data) || nPost > len(data) || nBytes > len(data) ||
+		16+4*nDocs+4*nTerms+4*(nTerms+1)+nPost+nBytes != len(data) {
 		return fmt.Errorf("%w: sizes do not add up", errBadField)
 	}
 	w := Inverted{data: data, nDocs: nDocs, nTerms: nTerms, nPost: nPost, nBytes: nBytes}
 	w.lens = 16
 	w.ends = w.lens + 4*nDocs
 	w.starts = w.ends + 4*nTerms
-	w.docs = w.starts + 4*(nTerms+1)
-	w.cnt = w.docs + 2*nPost
-	w.terms = w.cnt + 2*nPost
+	w.post = w.starts + 4*(nTerms+1)
+	w.terms = w.post + nPost
 	total := 0
 	for d := range nDocs {
 		total += w.u32(w.lens, d)
