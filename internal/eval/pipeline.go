@@ -40,6 +40,8 @@ func (p Pipeline) Run(cases []Case) ([]Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embed prompts: %w", err)
 	}
+	// Rank from the vectors as an index file stores them, as ski-rank does.
+	p.Index.Quantize()
 	cat := rank.NewCatalog(p.Index)
 	outs := make([]Outcome, len(cases))
 	for i, c := range cases {

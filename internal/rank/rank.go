@@ -238,13 +238,49 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 			}
 		}
 	}
-	cands := make([]record.Candidate, 0, len(c.idx.Entries))
+	// Score every skill with numbers only; records (and the reasons they
+	// carry) are made for the few that are kept: with thousands of skills
+	// the records, not the arithmetic, took the time.
+	n := len(c.idx.Entries)
+	cos := make([]float64, n)
+	hits := make([]int, n)
+	scores := make([]float64, n)
 	top := 0.0
-	for i, e := range c.idx.Entries {
-		cos := embed.Dot(q.Vector, e.Vector)
-		cd := c.candidate(q, e.Skill)
-		cd.Cosine = round(cos)
-		cd.Why = []string{fmt.Sprintf("cosine %.3f", cos)}
+	for i := range c.idx.Entries {
+		cos[i] = c.idx.Cosine(i, q.Vector)
+		lex := 0.0
+		if text != nil && text[i] > 0 {
+			lex += text[i]
+		}
+		if body != nil && body[i] > 0 {
+			lex += body[i]
+		}
+		for _, k := range c.keywords[i] {
+			if hits[i] < MaxKeywordHits && hasWord(low, k) {
+				hits[i]++
+			}
+		}
+		score := cos[i] + round(lex) + round(float64(hits[i])*boost)
+		if near != nil && near[i] > 0 {
+			score += near[i]
+		}
+		if penalty > 0 {
+			score -= penalty
+		}
+		how, isMentioned := mentioned[i]
+		if isMentioned && how != mention.Slash {
+			score += MentionScore
+		}
+		scores[i] = round(score)
+		if how != mention.Slash && scores[i] > top {
+			top = scores[i]
+		}
+	}
+	var out []record.Candidate
+	for _, i := range c.keep(scores, mentioned, o.Top) {
+		cd := c.candidate(q, c.idx.Entries[i].Skill)
+		cd.Cosine = round(cos[i])
+		cd.Why = []string{fmt.Sprintf("cosine %.3f", cos[i])}
 		lex := 0.0
 		if text != nil && text[i] > 0 {
 			lex += text[i]
@@ -255,61 +291,71 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 			cd.Why = append(cd.Why, fmt.Sprintf("body bm25 +%.3f", body[i]))
 		}
 		cd.Lexical = round(lex)
-		hits := 0
+		n := 0
 		for _, k := range c.keywords[i] {
-			if hits < MaxKeywordHits && hasWord(low, k) {
-				hits++
+			if n < hits[i] && hasWord(low, k) {
+				n++
 				cd.Why = append(cd.Why, fmt.Sprintf("keyword %q +%.2f", k, boost))
 			}
 		}
-		cd.Boost = round(float64(hits) * boost)
-		score := cos + cd.Lexical + cd.Boost
+		cd.Boost = round(float64(hits[i]) * boost)
 		if near != nil && near[i] > 0 {
-			score += near[i]
 			cd.Why = append(cd.Why, fmt.Sprintf("%s +%.3f", kind, near[i]))
 		}
 		if penalty > 0 {
-			score -= penalty
 			cd.Why = append(cd.Why, fmt.Sprintf("small edit -%.2f", penalty))
 		}
 		if how, ok := mentioned[i]; ok {
 			cd.Mention = how
 			cd.Why = append(cd.Why, "mentioned ("+how+")")
-			if how != mention.Slash {
-				score += MentionScore
-			}
 		}
-		cd.Score = round(score)
-		if cd.Mention != mention.Slash && cd.Score > top {
-			top = cd.Score
-		}
-		cands = append(cands, cd)
-	}
-	// Sort positions, not the candidates: moving the large records costs
-	// more than ranking them.
-	order := make([]int, len(cands))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ca, cb := &cands[order[a]], &cands[order[b]]
-		if ca.Score != cb.Score {
-			return ca.Score > cb.Score
-		}
-		return ca.ID < cb.ID
-	})
-	var out []record.Candidate
-	for _, at := range order {
-		cd := cands[at]
-		keep := cd.Mention != "" || (cd.Score > 0 && (o.Top <= 0 || len(out) < o.Top))
-		if !keep {
-			continue
-		}
+		cd.Score = scores[i]
 		cd.TopScore = top
 		cd.Rank = len(out) + 1
 		out = append(out, cd)
 	}
 	return out, nil
+}
+
+// keep returns, best first (ties by id), the entries a ranking keeps: the
+// top ones of positive score (all of them when top <= 0) and every
+// mentioned one.
+func (c *Catalog) keep(scores []float64, mentioned map[int]string, top int) []int {
+	better := func(a, b int) bool {
+		if scores[a] != scores[b] {
+			return scores[a] > scores[b]
+		}
+		return c.idx.Entries[a].Skill.ID < c.idx.Entries[b].Skill.ID
+	}
+	// The best top entries of positive score, kept in a small sorted list:
+	// thousands of skills are looked at once each, not sorted.
+	var best []int
+	for i, sc := range scores {
+		if sc <= 0 {
+			continue
+		}
+		if top > 0 && len(best) == top && !better(i, best[top-1]) {
+			continue
+		}
+		at := sort.Search(len(best), func(k int) bool { return better(i, best[k]) })
+		best = append(best, 0)
+		copy(best[at+1:], best[at:])
+		best[at] = i
+		if top > 0 && len(best) > top {
+			best = best[:top]
+		}
+	}
+	in := make(map[int]bool, len(best))
+	for _, i := range best {
+		in[i] = true
+	}
+	for i := range mentioned {
+		if !in[i] {
+			best = append(best, i)
+		}
+	}
+	sort.SliceStable(best, func(a, b int) bool { return better(best[a], best[b]) })
+	return best
 }
 
 // hasWord reports whether word occurs in s as a whole word: neither
@@ -345,8 +391,8 @@ func (c *Catalog) intentBoosts(kind intent.Kind, weight float64) []float64 {
 	}
 	cos := make([]float64, len(c.idx.Entries))
 	sum, sq := 0.0, 0.0
-	for i, e := range c.idx.Entries {
-		cos[i] = embed.Dot(concept, e.Vector)
+	for i := range c.idx.Entries {
+		cos[i] = c.idx.Cosine(i, concept)
 		sum += cos[i]
 		sq += cos[i] * cos[i]
 	}

@@ -10,8 +10,8 @@
 //	table    uint32 length + uint32 CRC-32 (IEEE) of the table + the table:
 //	           count × { id, name, invoke, path, dir,
 //	                     keywords, aliases, tags, affinity (lists),
-//	                     byte flags (1 disable_model_invocation, 2 auto_inject),
-//	                     Dim × float32 vector }
+//	                     byte flags (1 disable_model_invocation, 2 auto_inject) }
+//	           count × Dim × binary16: the vectors (package quant)
 //	           n × { intent kind, concept text, Dim × float32 vector }
 //	           text  n + bm25.Inverted of the skills' text terms
 //	           body  n + bm25.Inverted of the skills' whole bodies
@@ -42,8 +42,11 @@
 // ~200 maps on every prompt. Version 6 moved the intents' concepts (a
 // text and a query vector each) from the JSON header into the table.
 // Version 7 checksums the header too, so that a byte flipped anywhere in
-// the file is found, and records the key of each entry's embedded text in
-// the embedding cache (package embcache), for its garbage collection.
+// the file is found, records the key of each entry's embedded text in the
+// embedding cache (package embcache), for its garbage collection, keeps the
+// vectors as half-precision floats in one block after the entries, and
+// stores the BM25 fields' postings as varints: an index of 10,000 skills
+// is about half the size, and ranking reads the vectors in place.
 package vecfile
 
 import (
@@ -60,6 +63,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/quant"
 	"github.com/skill-inject/ski/internal/record"
 )
 
@@ -107,8 +111,8 @@ type Concept struct {
 	Vector []float32 `json:"vector"`
 }
 
-// Entry is one skill, its vector and the term counts of its text (nil
-// from ReadRanking, which leaves them in Index.Text).
+// Entry is one skill, its vector and the term counts of its text (both
+// nil from ReadRanking, which leaves them in the Index: see Cosine).
 type Entry struct {
 	Skill  record.Skill
 	Vector []float32
@@ -135,6 +139,31 @@ type Index struct {
 	// Body is the BM25 field of the skills' whole bodies, document i being
 	// Entries[i]; nil writes an empty field.
 	Body *bm25.Inverted
+
+	// The vectors as stored, Dim binary16s each, set by decoding (or
+	// Quantize).
+	quant string
+}
+
+// Quantize stores the entries' vectors as a file does, so that Cosine
+// answers as it does for a file read (for indexes made in memory).
+func (idx *Index) Quantize() {
+	var b []byte
+	for _, e := range idx.Entries {
+		b = append(b, quant.Half(e.Vector)...)
+	}
+	idx.quant = string(b)
+}
+
+// Cosine returns the cosine of entry i's vector and the unit vector q:
+// from the stored half floats when the index has them, else from
+// Entries[i].Vector.
+func (idx *Index) Cosine(i int, q []float32) float64 {
+	if idx.quant == "" {
+		return embed.Dot(q, idx.Entries[i].Vector)
+	}
+	dim := idx.Header.Dim
+	return quant.Dot(q, idx.quant[2*i*dim:2*(i+1)*dim])
 }
 
 // TextField returns the text BM25 field: as decoded, or, for an index
@@ -335,10 +364,9 @@ func decodeHeader(c *cursor, h *Header) error {
 func decodeTable(tbl string, idx *Index) error {
 	c := &cursor{s: tbl}
 	dim := idx.Header.Dim
-	if 4*dim*idx.Header.Count > len(tbl) {
+	if 2*dim*idx.Header.Count > len(tbl) {
 		return fmt.Errorf("%d vectors of %d dims do not fit in %d bytes", idx.Header.Count, dim, len(tbl))
 	}
-	vecs := make([]float32, dim*idx.Header.Count)
 	idx.Entries = make([]Entry, idx.Header.Count)
 	for i := range idx.Entries {
 		e := &idx.Entries[i]
@@ -347,13 +375,13 @@ func decodeTable(tbl string, idx *Index) error {
 		sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity = c.list(), c.list(), c.list(), c.list()
 		flags := c.u8()
 		sk.DisableModelInvocation, sk.AutoInject = flags&1 != 0, flags&2 != 0
-		e.Vector = vecs[i*dim : (i+1)*dim : (i+1)*dim]
-		if v := c.take(4 * dim); len(v) == 4*dim {
-			embed.DecodeVector(e.Vector, v)
-		}
 		if c.bad {
 			return fmt.Errorf("entry %d: cut short", i)
 		}
+	}
+	idx.quant = c.take(2 * dim * len(idx.Entries))
+	if c.bad {
+		return errors.New("vectors: cut short")
 	}
 	if n := c.n(); n > len(c.s)/(4*dim) {
 		return fmt.Errorf("intents: %d do not fit in %d bytes", n, len(c.s))
@@ -416,6 +444,8 @@ func decodeRecords(recs string, idx *Index) error {
 			return fmt.Errorf("skill %d: record of %q, table says %q", i, sk.ID, id)
 		}
 		idx.Entries[i].Skill, idx.Entries[i].TextKey = sk.Skill, sk.TextKey
+		dim := idx.Header.Dim
+		idx.Entries[i].Vector = quant.Expand(idx.quant[2*i*dim : 2*(i+1)*dim])
 	}
 	for i, terms := range idx.Text.Documents() {
 		idx.Entries[i].Terms = terms
@@ -515,7 +545,9 @@ func appendTable(b []byte, idx *Index) ([]byte, error) {
 			flags |= 2
 		}
 		b = append(b, flags)
-		b = embed.AppendVector(b, e.Vector)
+	}
+	for _, e := range idx.Entries {
+		b = append(b, quant.Half(e.Vector)...)
 	}
 	kinds := make([]string, 0, len(idx.Header.Intents))
 	for k := range idx.Header.Intents {
