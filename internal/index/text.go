@@ -76,8 +76,10 @@ func BodyTerms(body string) map[string]int {
 	return bm25.Terms(cut.Fences(body))
 }
 
-// readBody returns the SKILL.md at path without its frontmatter, or "" when
+// ReadBody returns the SKILL.md at path without its frontmatter, or "" when
 // it cannot be read: the skill is then indexed by its frontmatter alone.
+func ReadBody(path string) string { return readBody(path) }
+
 func readBody(path string) string {
 	if path == "" {
 		return ""
