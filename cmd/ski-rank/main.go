@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/mention"
@@ -43,5 +44,10 @@ func run(env cli.Env) error {
 	// The patterns that find mentions compile while the query is on its
 	// way (the query record brings the rest of the prompt's reading).
 	go mention.Prepare()
+	// A ranking run reads one index and a query or a few, and exits: the
+	// collector only costs it time (a quarter of it with 10,000 skills).
+	// It runs only past a soft limit, for long streams of queries.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(256 << 20)
 	return rank.Run(o, env.Stdin, env.Stdout)
 }

@@ -142,22 +142,21 @@ type Catalog struct {
 	idx      *vecfile.Index
 	text     *bm25.Inverted // idx.TextField()
 	model    embed.Model
-	names    mention.Names
-	byName   map[string][]int // mentionable name -> entries
-	keywords [][]string       // each entry's keywords, aliases and tags, lower case
+	keywords [][]string // each entry's keywords, aliases and tags, lower case (nil when none has any)
 }
 
 // NewCatalog prepares idx for ranking.
 func NewCatalog(idx *vecfile.Index) *Catalog {
-	c := &Catalog{idx: idx, names: mention.Names{}, byName: map[string][]int{}}
+	c := &Catalog{idx: idx}
 	c.model, _ = embed.Lookup(idx.Header.Model)
 	c.text, _ = idx.TextField()
 	for i, e := range idx.Entries {
 		s := e.Skill
-		for _, n := range uniq(s.Name, s.Invoke, lastSegment(s.ID)) {
-			n = strings.ToLower(n)
-			c.names[n] = true
-			c.byName[n] = append(c.byName[n], i)
+		if len(s.Keywords)+len(s.Aliases)+len(s.Tags) == 0 {
+			continue
+		}
+		if c.keywords == nil {
+			c.keywords = make([][]string, len(idx.Entries))
 		}
 		var words []string
 		for _, k := range uniq(append(append(append([]string{}, s.Keywords...), s.Aliases...), s.Tags...)...) {
@@ -165,9 +164,31 @@ func NewCatalog(idx *vecfile.Index) *Catalog {
 				words = append(words, k)
 			}
 		}
-		c.keywords = append(c.keywords, words)
+		c.keywords[i] = words
 	}
 	return c
+}
+
+// namesIn returns the names skills can be mentioned by that occur in low
+// (the prompt in lower case), and the entries each names: a mention's name
+// is always in the prompt's text, so with thousands of skills only a few
+// names are ever looked at further.
+func (c *Catalog) namesIn(low string) (mention.Names, map[string][]int) {
+	names, byName := mention.Names{}, map[string][]int{}
+	for i, e := range c.idx.Entries {
+		s := e.Skill
+		last := lastSegment(s.ID)
+		for j, n := range [3]string{s.Name, s.Invoke, last} {
+			if n == "" || j > 0 && n == s.Name || j == 2 && n == s.Invoke {
+				continue
+			}
+			if n = strings.ToLower(n); strings.Contains(low, n) {
+				names[n] = true
+				byName[n] = append(byName[n], i)
+			}
+		}
+	}
+	return names, byName
 }
 
 // fieldScores is weight × each entry's BM25 score in field for terms, or
@@ -231,8 +252,9 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	}
 	low := strings.ToLower(q.Prompt)
 	mentioned := map[int]string{}
-	for _, m := range mention.Find(q.Prompt, c.names) {
-		for _, i := range c.byName[m.Name] {
+	names, byName := c.namesIn(low)
+	for _, m := range mention.Find(q.Prompt, names) {
+		for _, i := range byName[m.Name] {
 			if _, dup := mentioned[i]; !dup {
 				mentioned[i] = m.How
 			}
@@ -255,9 +277,11 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		if body != nil && body[i] > 0 {
 			lex += body[i]
 		}
-		for _, k := range c.keywords[i] {
-			if hits[i] < MaxKeywordHits && hasWord(low, k) {
-				hits[i]++
+		if c.keywords != nil {
+			for _, k := range c.keywords[i] {
+				if hits[i] < MaxKeywordHits && hasWord(low, k) {
+					hits[i]++
+				}
 			}
 		}
 		score := cos[i] + round(lex) + round(float64(hits[i])*boost)
@@ -292,7 +316,7 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		}
 		cd.Lexical = round(lex)
 		n := 0
-		for _, k := range c.keywords[i] {
+		for _, k := range c.keywordsOf(i) {
 			if n < hits[i] && hasWord(low, k) {
 				n++
 				cd.Why = append(cd.Why, fmt.Sprintf("keyword %q +%.2f", k, boost))
@@ -315,6 +339,14 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		out = append(out, cd)
 	}
 	return out, nil
+}
+
+// keywordsOf returns entry i's keywords, aliases and tags.
+func (c *Catalog) keywordsOf(i int) []string {
+	if c.keywords == nil {
+		return nil
+	}
+	return c.keywords[i]
 }
 
 // keep returns, best first (ties by id), the entries a ranking keeps: the

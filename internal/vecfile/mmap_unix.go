@@ -26,7 +26,7 @@ func mapFile(f *os.File) (string, error) {
 	if size != int64(int(size)) {
 		return "", fmt.Errorf("%d bytes is too large to map", size)
 	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED|mapPopulate)
 	if err != nil {
 		return "", fmt.Errorf("map: %w", err)
 	}

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package vecfile
+
+const mapPopulate = 0
