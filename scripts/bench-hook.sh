@@ -7,9 +7,14 @@
 #   cold     nothing running, index built (the model is loaded in process)
 #   warm     the embed server is running (ski-embed --serve)
 #   lexical  no model installed: the lexical fallback
-# and the index build and no-change reindex check (ski-embed --refresh on a
-# session-start payload). Needs scripts/setup.sh and hyperfine (installed
-# with apt-get when missing and run as root).
+#   building warm, while a background builder builds the index from
+#            nothing (prompts answered from the lexical index meanwhile)
+# and the index build by hand (ski-embed --refresh; its peak RSS and the
+# index's size), the no-change check the session-start hook runs
+# (ski-embed --refresh --background), and ski-rank on one query. Needs
+# scripts/setup.sh and hyperfine (installed with apt-get when missing and
+# run as root). SKI_BENCH_RUNS prompts per measurement (30), SKI_BENCH_BUILDS
+# timed index builds (3).
 #   scripts/bench-hook.sh [ROOT]
 set -euo pipefail
 # --stop DIR (internal): stop the embed server of a benchmark directory.
@@ -92,13 +97,22 @@ rss() {
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (cpu = user+system time of the hook and its stages, less sensitive to a busy machine)"
 echo "ski hook benchmark: $(grep -c . testdata/bench/prompts.txt) prompts, $(bin/ski-scan | grep -c '"kind":"skill"') skills from $root, $(nproc) cores"
 
-# Index build: in process, from nothing (the optimised-model cache included).
-SKI_EMBED_SERVER=0 hyperfine --style none --export-json "$tmp/h.json" --runs 3 \
+# Index build: by hand, in process, from nothing (no embedding cache; the
+# optimised-model cache included).
+SKI_EMBED_SERVER=0 hyperfine --style none --export-json "$tmp/h.json" --runs "${SKI_BENCH_BUILDS:-3}" \
 	--prepare "rm -rf $XDG_CACHE_HOME/ski" "bin/ski-embed --refresh <$start" >/dev/null
-stats "index build (in process)" "$tmp/h.json"; echo
-SKI_EMBED_SERVER=0 bin/ski-embed --refresh <"$start" >/dev/null
-hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "bin/ski-embed --refresh <$start" >/dev/null
-stats "no-change reindex check" "$tmp/h.json"; echo
+stats "index build (by hand)" "$tmp/h.json"
+rm -rf "$XDG_CACHE_HOME/ski"
+kb=$( { SKI_EMBED_SERVER=0 /usr/bin/time -f %M bin/ski-embed --refresh <"$start" >"$tmp/index.json"; } 2>&1 | tail -n 1)
+index=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["path"])' "$tmp/index.json")
+printf '  peak RSS %5.1f MB  index %.1f MB\n' "$(echo "$kb" | awk '{print $1/1024}')" "$(stat -c %s "$index" | awk '{print $1/1e6}')"
+hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "bin/ski-embed --refresh --background <$start" >/dev/null
+stats "no-change check" "$tmp/h.json"; echo
+# ski-rank alone, on a query record of the first prompt.
+"$tmp/next"
+SKI_EMBED_SERVER=0 bin/ski-embed --query <"$tmp/cur.json" >"$tmp/query.json"
+hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "GOMAXPROCS=1 bin/ski-rank <$tmp/query.json" >/dev/null
+stats "ski-rank (one query)" "$tmp/h.json"; echo
 
 # Cold: no server, index built; the hook starts a server for next time,
 # which is stopped before each run.
@@ -118,7 +132,19 @@ stats "warm (server running)" "$tmp/h.json"
 rss "$hook"
 pid=$(server_pid)
 echo "embed server: peak RSS $(awk '/VmHWM/ {printf "%.1f MB", $2/1024}' /proc/"$pid"/status)"
+
+# Warm while a background builder builds the index from nothing, as after
+# a new install or a model change: prompts are answered from the lexical
+# index until the model's is ready.
+rm -rf "$XDG_CACHE_HOME/ski"
+sh "$repo/scripts/hook-claude.sh" session-start <"$start" >/dev/null
+for _ in $(seq 500); do ls "$XDG_CACHE_HOME"/ski/index/*.progress >/dev/null 2>&1 && break; sleep 0.01; done
+echo 0 >"$tmp/n"
+hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --prepare "$tmp/next" "$hook" >/dev/null
+stats "warm, building" "$tmp/h.json"
+if ls "$XDG_CACHE_HOME"/ski/index/*.progress >/dev/null 2>&1; then echo "  (builder still running)"; else echo "  (build finished during the runs)"; fi
 stop_server
+for _ in $(seq 6000); do ls "$XDG_CACHE_HOME"/ski/index/*.progress >/dev/null 2>&1 || break; sleep 0.1; done
 
 # Lexical fallback: no model installed.
 export SKI_MODEL_DIR=$tmp/no-model
