@@ -1,0 +1,77 @@
+package install
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// ClaudeDir is Claude Code's config folder: $CLAUDE_CONFIG_DIR when it is
+// absolute, else ~/.claude.
+func ClaudeDir(getenv func(string) string, home string) string {
+	if d := getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(home, ".claude")
+}
+
+// ClaudeWiring is what of ski a Claude Code settings file holds.
+type ClaudeWiring struct {
+	// Hooks counts ski's hook commands per event ski uses.
+	Hooks map[string]int
+	// Plugin is the key ("ski@marketplace") of the enabled ski plugin, or "".
+	Plugin string
+}
+
+// HookEvents lists the Claude Code events ski hooks.
+func HookEvents() []string {
+	events := make([]string, len(claudeHooks))
+	for i, h := range claudeHooks {
+		events[i] = h.event
+	}
+	return events
+}
+
+// InspectClaude reads the settings file at path. A missing file holds
+// nothing; one that is not a JSON object is an error.
+func InspectClaude(path string) (ClaudeWiring, error) {
+	w := ClaudeWiring{Hooks: map[string]int{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return w, nil
+	}
+	if err != nil {
+		return w, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
+		return w, fmt.Errorf("%s is not a JSON object", path)
+	}
+	for _, h := range claudeHooks {
+		for _, g := range gjson.GetBytes(data, "hooks."+h.event).Array() {
+			for _, c := range g.Get("hooks").Array() {
+				if strings.Contains(c.Get("command").Str, hookMarker) {
+					w.Hooks[h.event]++
+				}
+			}
+		}
+	}
+	gjson.GetBytes(data, "enabledPlugins").ForEach(func(k, v gjson.Result) bool {
+		if name, _, _ := strings.Cut(k.Str, "@"); name == "ski" && v.Bool() {
+			w.Plugin = k.Str
+			return false
+		}
+		return true
+	})
+	return w, nil
+}
+
+// OpencodeInstalled reports whether ski's opencode plugin is at path.
+func OpencodeInstalled(path string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && strings.Contains(string(b), pluginMarker)
+}
