@@ -212,7 +212,8 @@ func (w *world) checkModel() []check {
 	case err != nil:
 		load.status, load.detail = statusFail, err.Error()
 	case got != model:
-		load.status, load.detail = statusFail, fmt.Sprintf("%s did not load (%s); ski falls back to %s", model, strings.TrimSpace(warn), got)
+		why, _, _ := strings.Cut(strings.TrimSpace(warn), "\n")
+		load.status, load.detail = statusFail, fmt.Sprintf("%s did not load (%s); ski falls back to %s", model, why, got)
 	default:
 		load.status, load.detail = statusOK, fmt.Sprintf("ONNX Runtime, tokenizer and %s loaded and embedded in %.1f s", model, time.Since(start).Seconds())
 	}
@@ -279,7 +280,7 @@ func (w *world) probe(model string) (built, warn string, err error) {
 func (w *world) checkIndex(o scan.Options) check {
 	c := check{name: "index"}
 	ix := w.indexState(o)
-	refresh := fmt.Sprintf(`ski embed --refresh --host %s <<< '{"cwd":"%s"}' (or start a new session)`, w.host, w.cwd)
+	refresh := fmt.Sprintf(`echo '{"cwd":"%s"}' | ski embed --refresh --host %s (or start a new session)`, w.cwd, w.host)
 	switch {
 	case ix.err != nil:
 		c.status, c.detail, c.fix = statusFail, fmt.Sprintf("%s: %v", ix.path, ix.err), "rm "+ix.path+"; then "+refresh

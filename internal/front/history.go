@@ -56,7 +56,11 @@ func runStats(w *world, args []string) error {
 		tw := tabwriter.NewWriter(&l.Builder, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SKILL\tINJECTED\tFOLLOWED\tRATE\tSUGGESTED\tMODEL-LOADED\tUSER-INVOKED\tSESSIONS")
 		for _, s := range stats {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f%%\t%d\t%d\t%d\t%d\n", s.ID, s.Injected, s.Followed, 100*s.FollowRate,
+			rate := "-"
+			if s.Injected > 0 {
+				rate = fmt.Sprintf("%.0f%%", 100*s.FollowRate)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\n", s.ID, s.Injected, s.Followed, rate,
 				s.Recommended, s.ModelLoaded, s.UserInvoked, s.Sessions)
 		}
 		tw.Flush()
