@@ -47,11 +47,7 @@ func run(env cli.Env) error {
 		if err := needScript(script, *uninstall); err != nil {
 			return err
 		}
-		claudeDir := filepath.Join(dirs.Home, ".claude")
-		if d := env.Getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(d) {
-			claudeDir = d
-		}
-		path := filepath.Join(claudeDir, "settings.json")
+		path := filepath.Join(install.ClaudeDir(env.Getenv, dirs.Home), "settings.json")
 		changed, err := install.ClaudeSettings(path, script, !*uninstall, time.Now())
 		if err != nil {
 			return err

@@ -196,6 +196,8 @@ func buildIndex(env cli.Env, path string, emb embed.Embedder, maxLine int, warn 
 		case record.KindError:
 			errs++
 			return nil
+		case record.KindWarning:
+			return nil // a usable skill's problem with a host; its skill record came first
 		case record.KindSkill:
 		default:
 			return r.Errorf("kind %q, want %q (pipe ski-scan into ski-embed --index)", k, record.KindSkill)

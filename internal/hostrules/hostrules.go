@@ -19,21 +19,12 @@ const (
 	MaxDescription = 1024
 )
 
-// Warning is one rule a skill breaks.
-type Warning struct {
-	Kind   string `json:"kind"` // "warning"
-	Path   string `json:"path"`
-	ID     string `json:"id"`
-	Host   string `json:"host"`
-	Reason string `json:"reason"`
-}
-
 // Check returns the rules of host that skill s breaks. Both hosts want a
 // name of at most 64 lowercase letters, digits and hyphens and a
 // description of at most 1024 characters without angle brackets; Claude
 // Code reserves "claude" and "anthropic" in names; opencode wants single
 // hyphens between words and the name to be the folder's.
-func Check(host string, s record.Skill) []Warning {
+func Check(host string, s record.Skill) []record.Warning {
 	var reasons []string
 	name := s.Name
 	switch {
@@ -63,16 +54,16 @@ func Check(host string, s record.Skill) []Warning {
 			reasons = append(reasons, fmt.Sprintf("name %q differs from its folder %q, which opencode requires to match", name, dir))
 		}
 	}
-	out := make([]Warning, len(reasons))
+	out := make([]record.Warning, len(reasons))
 	for i, r := range reasons {
-		out[i] = Warning{Kind: "warning", Path: s.Path, ID: s.ID, Host: host, Reason: r}
+		out[i] = record.Warning{Kind: record.KindWarning, Path: s.Path, ID: s.ID, Host: host, Reason: r}
 	}
 	return out
 }
 
 // CheckAll checks every skill.
-func CheckAll(host string, skills []record.Skill) []Warning {
-	var out []Warning
+func CheckAll(host string, skills []record.Skill) []record.Warning {
+	var out []record.Warning
 	for _, s := range skills {
 		out = append(out, Check(host, s)...)
 	}

@@ -6,6 +6,7 @@ package record
 const (
 	KindSkill     = "skill"     // ski-scan: a usable skill
 	KindError     = "error"     // ski-scan: a skill that could not be used
+	KindWarning   = "warning"   // ski-scan: a usable skill that breaks a host's rule
 	KindQuery     = "query"     // ski-embed --query: a prompt with its vector
 	KindCandidate = "candidate" // ski-rank: one skill scored against one query
 	KindSelection = "selection" // ski-select: a candidate with a decision
@@ -66,6 +67,17 @@ type ScanError struct {
 	Path   string `json:"path"`
 	Root   string `json:"root,omitempty"`
 	ID     string `json:"id,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Warning is a ski-scan line for a skill that ski can use but that breaks
+// a frontmatter rule the host documents, so the host may refuse it or cut
+// it short.
+type Warning struct {
+	Kind   string `json:"kind"` // KindWarning
+	Path   string `json:"path"`
+	ID     string `json:"id"`
+	Host   string `json:"host"`
 	Reason string `json:"reason"`
 }
 
