@@ -155,7 +155,7 @@ func NewCatalog(idx *vecfile.Index) *Catalog {
 	for i, e := range idx.Entries {
 		s := e.Skill
 		for _, n := range uniq(s.Name, s.Invoke, lastSegment(s.ID)) {
-			n = strings.ToLower(n)
+			n = mention.Key(n)
 			c.names[n] = true
 			c.byName[n] = append(c.byName[n], i)
 		}
