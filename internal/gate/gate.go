@@ -100,6 +100,11 @@ func Decide(cands []record.Candidate, set Settings, seen Seen) []record.Selectio
 		decision, reason := gateOne(c, set, seen)
 		switch decision {
 		case record.DecisionInject:
+			if c.Mention != "" {
+				// The user asked for it: it takes no automatic skill's place.
+				injected[c.ID] = true
+				break
+			}
 			if nInject >= set.MaxSkills && !(nInject == set.MaxSkills && affine(c, injected, cands)) {
 				decision, reason = record.DecisionDrop, fmt.Sprintf("max_skills %d reached", set.MaxSkills)
 				break
