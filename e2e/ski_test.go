@@ -433,3 +433,14 @@ func TestWarningRecordsPassThroughTheIndex(t *testing.T) {
 		t.Fatalf("ski-embed --index: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A skill the model may not invoke, named by the user, reaches the model as
+// its body through the hook, never as a directive to the Skill tool.
+func TestMentionedSkillTheModelMayNotInvoke(t *testing.T) {
+	w := newWorld(t)
+	lexicalConfig(t, w)
+	ctx := claudeContext(t, w.hook("claude", "prompt", withPrompt(t, w.payload("claude-prompt.json"), "@deploy-prod ship the release")))
+	if !strings.Contains(ctx, `<skill name="deploy-prod"`) || strings.Contains(ctx, "Skill tool (skill: \"deploy-prod\")") {
+		t.Fatalf("context: %s", ctx)
+	}
+}
