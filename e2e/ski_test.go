@@ -444,3 +444,23 @@ func TestMentionedSkillTheModelMayNotInvoke(t *testing.T) {
 		t.Fatalf("context: %s", ctx)
 	}
 }
+
+// "/name" of a skill kept out of the host's / menu (user-invocable: false)
+// loads nothing in the host, so ski brings the skill in.
+func TestSlashOfSkillHiddenFromTheMenu(t *testing.T) {
+	w := newWorld(t)
+	lexicalConfig(t, w)
+	skills := t.TempDir()
+	copyTree(t, w.skills, skills)
+	writeFile(t, filepath.Join(skills, "style", "SKILL.md"), "---\nname: house-style\ndescription: The team's house style for Go code.\nuser-invocable: false\n---\nUse gofmt.\n")
+	w.skills = skills
+	ctx := claudeContext(t, w.hook("claude", "prompt", withPrompt(t, w.payload("claude-prompt.json"), "/house-style check main.go")))
+	if !strings.Contains(ctx, `"house-style"`) {
+		t.Fatalf("context: %s", ctx)
+	}
+	// A user-invocable skill's /name stays the host's.
+	out := w.hook("claude", "prompt", withPrompt(t, w.payload("claude-prompt.json"), "/postmortem"))
+	if strings.Contains(out, "postmortem") {
+		t.Fatalf("/postmortem: %s", out)
+	}
+}

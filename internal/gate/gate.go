@@ -133,7 +133,15 @@ func gateOne(c record.Candidate, s Settings, seen Seen) (decision, reason string
 	switch c.Mention {
 	case "":
 	case mention.Slash:
-		return record.DecisionHostLoads, "invoked with /" + c.Invoke + "; the host loads it"
+		if c.UserInvocable {
+			return record.DecisionHostLoads, "invoked with /" + c.Invoke + "; the host loads it"
+		}
+		// Hidden from the host's / menu (user-invocable: false), so
+		// "/name" loads nothing; the model may still use it.
+		if src, ok := loaded(); ok {
+			return record.DecisionDrop, "named with /" + c.Invoke + ", but already loaded (" + src + ")"
+		}
+		return record.DecisionInject, "named with /" + c.Invoke + ", which the host does not load (user-invocable is false)"
 	default:
 		if src, ok := loaded(); ok {
 			return record.DecisionDrop, "mentioned, but already loaded (" + src + ")"

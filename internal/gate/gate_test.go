@@ -19,7 +19,7 @@ func (f fakeSeen) Recommended(id string) bool      { return f.recommended[id] }
 
 func cand(id string, score float64, mod func(*record.Candidate)) record.Candidate {
 	c := record.Candidate{Kind: record.KindCandidate, QueryID: "q", SessionID: "s", Model: "m",
-		ID: id, Name: id, Invoke: id, Score: score, AutoInject: true, Affinity: []string{}}
+		ID: id, Name: id, Invoke: id, Score: score, AutoInject: true, UserInvocable: true, Affinity: []string{}}
 	if mod != nil {
 		mod(&c)
 	}
@@ -120,6 +120,9 @@ func TestGates(t *testing.T) {
 		{"mention already loaded", base, fakeSeen{loaded: map[string]bool{"a": true}},
 			[]record.Candidate{cand("a", 1.1, func(c *record.Candidate) { c.Mention = "at" })},
 			map[string]string{"a": "drop"}},
+		{"slash of a skill hidden from the / menu is a mention", base, none,
+			[]record.Candidate{cand("a", 0.1, func(c *record.Candidate) { c.Mention, c.UserInvocable = "slash", false })},
+			map[string]string{"a": "inject"}},
 		{"slash is left to the host, others compete", base, none,
 			[]record.Candidate{cand("a", 0.1, func(c *record.Candidate) { c.Mention = "slash" }), cand("b", 0.7, nil)},
 			map[string]string{"a": "host-loads", "b": "inject"}},

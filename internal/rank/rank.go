@@ -363,7 +363,7 @@ func (c *Catalog) candidate(q Query, s record.Skill) record.Candidate {
 	return record.Candidate{
 		Kind: record.KindCandidate, QueryID: q.ID, SessionID: q.SessionID, Cwd: q.Cwd, Host: q.Host,
 		Model: c.idx.Header.Model, ID: s.ID, Name: s.Name, Invoke: s.Invoke, Path: s.Path, Dir: s.Dir,
-		DisableModelInvocation: s.DisableModelInvocation, AutoInject: s.AutoInject,
+		DisableModelInvocation: s.DisableModelInvocation, AutoInject: s.AutoInject, UserInvocable: s.UserInvocable,
 		Affinity: nonNil(s.Affinity),
 	}
 }

@@ -107,9 +107,12 @@ type Candidate struct {
 	Mention string   `json:"mention"`
 	Why     []string `json:"why"`
 
-	DisableModelInvocation bool     `json:"disable_model_invocation"`
-	AutoInject             bool     `json:"auto_inject"`
-	Affinity               []string `json:"affinity"`
+	DisableModelInvocation bool `json:"disable_model_invocation"`
+	AutoInject             bool `json:"auto_inject"`
+	// UserInvocable is false for a skill the host keeps out of its /
+	// menu: "/name" does not load it.
+	UserInvocable bool     `json:"user_invocable"`
+	Affinity      []string `json:"affinity"`
 }
 
 // Decisions ski-select makes about a candidate.

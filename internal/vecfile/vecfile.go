@@ -10,7 +10,8 @@
 //	table    uint32 length + uint32 CRC-32 (IEEE) of the table + the table:
 //	           count × { id, name, invoke, path, dir,
 //	                     keywords, aliases, tags, affinity (lists),
-//	                     byte flags (1 disable_model_invocation, 2 auto_inject),
+//	                     byte flags (1 disable_model_invocation, 2 auto_inject,
+//	                     4 not user_invocable),
 //	                     Dim × float32 vector }
 //	           n × { intent kind, concept text, Dim × float32 vector }
 //	           text  n + bm25.Inverted of the skills' text terms
@@ -168,7 +169,7 @@ func Read(path string, rc RecordCodec) (*Index, error) {
 // ReadRanking loads what ranking reads of the index at path: the header,
 // the BM25 statistics and every entry's vector and terms, with only these
 // fields of its Skill: ID, Name, Invoke, Path, Dir, Keywords, Aliases,
-// Tags, Affinity, DisableModelInvocation and AutoInject.
+// Tags, Affinity, DisableModelInvocation, AutoInject and UserInvocable.
 func ReadRanking(path string) (*Index, error) {
 	return readFile(path, ranking, nil)
 }
@@ -321,6 +322,9 @@ func decodeTable(tbl string, idx *Index) error {
 		sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity = c.list(), c.list(), c.list(), c.list()
 		flags := c.u8()
 		sk.DisableModelInvocation, sk.AutoInject = flags&1 != 0, flags&2 != 0
+		// Set when a skill is not user-invocable, so indexes written before
+		// the flag read as the default, user-invocable.
+		sk.UserInvocable = flags&4 == 0
 		e.Vector = vecs[i*dim : (i+1)*dim : (i+1)*dim]
 		if v := c.take(4 * dim); len(v) == 4*dim {
 			embed.DecodeVector(e.Vector, v)
@@ -487,6 +491,9 @@ func appendTable(b []byte, idx *Index) ([]byte, error) {
 		}
 		if sk.AutoInject {
 			flags |= 2
+		}
+		if !sk.UserInvocable {
+			flags |= 4
 		}
 		b = append(b, flags)
 		b = embed.AppendVector(b, e.Vector)
