@@ -249,6 +249,55 @@ func TestSkiStatsAndHistory(t *testing.T) {
 	golden(t, w, "history.golden", r.stdout)
 }
 
+// enablePlugin turns ski's Claude Code plugin on in the world's settings.
+func enablePlugin(t *testing.T, w *world) {
+	t.Helper()
+	path := filepath.Join(w.home, ".claude", "settings.json")
+	b, _ := os.ReadFile(path)
+	m := map[string]any{}
+	json.Unmarshal(b, &m)
+	m["enabledPlugins"] = map[string]bool{"ski@ski": true}
+	b, _ = json.Marshal(m)
+	writeFile(t, path, string(b))
+}
+
+// With both the plugin and install.sh's hooks, each hook runs once: the
+// plugin's copy stands down for install.sh's, and ski-install run with the
+// plugin enabled adds no hooks (and takes out its old ones).
+func TestPluginAndInstallRunHooksOnce(t *testing.T) {
+	w := healthyWorld(t)
+	lexicalConfig(t, w)
+	prompt := withPrompt(t, w.payload("claude-prompt.json"), "write a postmortem for the outage")
+	hook := filepath.Join(repo, "scripts", "hook-claude.sh")
+	if out := w.run(prompt, "sh", hook, "prompt").stdout; !strings.Contains(out, "postmortem") {
+		t.Fatalf("install.sh's hook: %q", out)
+	}
+	enablePlugin(t, w)
+	if r := w.run(prompt, "sh", hook, "prompt", "plugin"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("the plugin's copy should stand down: %d %q", r.code, r.stdout)
+	}
+	if r := w.ski("doctor"); !strings.Contains(doctorLine(t, r.stdout, "claude hooks"), "stands down for them") || r.code != 0 {
+		t.Fatalf("doctor: %d\n%s", r.code, r.stdout)
+	}
+	// Installing again with the plugin enabled leaves the hooks to it.
+	r := w.ski("install", "--host", "claude", "--scripts", filepath.Join(repo, "scripts"))
+	if r.code != 0 || !strings.Contains(r.stderr, "the ski plugin ski@ski is enabled") {
+		t.Fatalf("ski install with the plugin: %d %s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(w.home, ".claude", "settings.json"))
+	if strings.Contains(string(b), "hook-claude.sh") {
+		t.Fatalf("settings.json still has ski's hooks: %s", b)
+	}
+	// (A new prompt: the session already has the postmortem skill.)
+	helm := withPrompt(t, w.payload("claude-prompt.json"), "the helm chart fails to lint")
+	if out := w.run(helm, "sh", hook, "prompt", "plugin").stdout; !strings.Contains(out, "helm-chart") {
+		t.Fatalf("the plugin's hook should run now: %q", out)
+	}
+	if r := w.ski("doctor"); doctorLine(t, r.stdout, "claude hooks") != "ok    claude hooks    the plugin ski@ski" {
+		t.Fatalf("doctor: %s", r.stdout)
+	}
+}
+
 // doctorLine returns the line of check name in ski doctor's output.
 func doctorLine(t *testing.T, out, name string) string {
 	t.Helper()
@@ -337,14 +386,14 @@ func TestSkiDoctor(t *testing.T) {
 			w.extra = append(w.extra, "XDG_RUNTIME_DIR="+run)
 		}, "embed server", 1, []string{"FAIL", "unusable", "fix:"}},
 		{"claude hooks and plugin both", func(t *testing.T, w *world) {
+			enablePlugin(t, w)
+			os.Remove(filepath.Join(w.home, ".local", "share", "ski", "claude-hooks-installed"))
+		}, "claude hooks", 1, []string{"FAIL", "installed twice", "ski@ski", "fix: ski install --host claude"}},
+		{"plugin standing down for hooks that are gone", func(t *testing.T, w *world) {
+			enablePlugin(t, w)
 			path := filepath.Join(w.home, ".claude", "settings.json")
-			b, _ := os.ReadFile(path)
-			var m map[string]any
-			json.Unmarshal(b, &m)
-			m["enabledPlugins"] = map[string]bool{"ski@ski": true}
-			b, _ = json.Marshal(m)
-			writeFile(t, path, string(b))
-		}, "claude hooks", 1, []string{"FAIL", "installed twice", "ski@ski", "fix: scripts/install.sh claude --uninstall"}},
+			writeFile(t, path, `{"enabledPlugins":{"ski@ski":true}}`)
+		}, "claude hooks", 1, []string{"FAIL", "stands down for hooks", "that are gone", "fix: ski install --host claude"}},
 		{"claude hook missing", func(t *testing.T, w *world) {
 			path := filepath.Join(w.home, ".claude", "settings.json")
 			b, _ := os.ReadFile(path)

@@ -336,13 +336,21 @@ func (w *world) checkHooks() []check {
 			}
 		}
 		events := len(install.HookEvents())
+		_, err := os.Stat(install.HooksMarker(w.dirs.Data))
+		marked := err == nil
 		switch {
-		case wiring.Plugin != "" && zero < events:
+		case wiring.Plugin != "" && zero < events && !marked:
 			claude.status = statusFail
 			claude.detail = fmt.Sprintf("installed twice: the plugin %s and hooks in %s, so every hook runs twice", wiring.Plugin, path)
-			claude.fix = "scripts/install.sh claude --uninstall (keeps the plugin), or disable the plugin"
-		case wiring.Plugin != "":
+			claude.fix = "ski install --host claude (takes ski's hooks out of settings.json while the plugin is enabled)"
+		case wiring.Plugin != "" && zero == events && marked:
+			claude.status = statusFail
+			claude.detail = fmt.Sprintf("the plugin %s stands down for hooks in %s that are gone (%s)", wiring.Plugin, path, install.HooksMarker(w.dirs.Data))
+			claude.fix = "ski install --host claude (lets the plugin run them)"
+		case wiring.Plugin != "" && zero == events:
 			claude.status, claude.detail, claudeIn = statusOK, "the plugin "+wiring.Plugin, true
+		case wiring.Plugin != "" && zero == 0 && many == 0:
+			claude.status, claude.detail, claudeIn = statusOK, fmt.Sprintf("hooks in %s (the plugin %s stands down for them)", path, wiring.Plugin), true
 		case zero == events:
 			claude.status, claude.detail = statusWarn, "not installed in "+path
 			claude.fix = "scripts/install.sh claude"

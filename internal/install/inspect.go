@@ -75,3 +75,21 @@ func OpencodeInstalled(path string) bool {
 	b, err := os.ReadFile(path)
 	return err == nil && strings.Contains(string(b), pluginMarker)
 }
+
+// HooksMarker is the file under ski's data folder that says ski's hooks are
+// in Claude Code's settings.json (it holds that file's path). The Claude
+// Code plugin's copy of the hooks stands down while it exists, so a user
+// with both runs each hook once.
+func HooksMarker(dataDir string) string { return filepath.Join(dataDir, "claude-hooks-installed") }
+
+// MarkHooks writes (installed) or removes the marker for settings.
+func MarkHooks(dataDir, settings string, installed bool) error {
+	path := HooksMarker(dataDir)
+	if !installed {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", path, err)
+		}
+		return nil
+	}
+	return writeAtomic(path, []byte(settings+"\n"))
+}
