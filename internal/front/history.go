@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/skill-inject/ski/internal/ledger"
@@ -53,17 +52,16 @@ func runStats(w *world, args []string) error {
 	if len(stats) == 0 {
 		l.add("no sessions recorded yet")
 	} else {
-		tw := tabwriter.NewWriter(&l.Builder, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SKILL\tINJECTED\tFOLLOWED\tRATE\tSUGGESTED\tMODEL-LOADED\tUSER-INVOKED\tSESSIONS")
+		var rows [][]string
 		for _, s := range stats {
 			rate := "-"
 			if s.Injected > 0 {
 				rate = fmt.Sprintf("%.0f%%", 100*s.FollowRate)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d\t%d\t%d\t%d\n", s.ID, s.Injected, s.Followed, rate,
-				s.Recommended, s.ModelLoaded, s.UserInvoked, s.Sessions)
+			rows = append(rows, []string{s.ID, fmt.Sprint(s.Injected), fmt.Sprint(s.Followed), rate,
+				fmt.Sprint(s.Recommended), fmt.Sprint(s.ModelLoaded), fmt.Sprint(s.UserInvoked), fmt.Sprint(s.Sessions)})
 		}
-		tw.Flush()
+		l.table([]string{"SKILL", "INJECTED", "FOLLOWED", "RATE", "SUGGESTED", "MODEL-LOADED", "USER-INVOKED", "SESSIONS"}, rows)
 	}
 	var advice []string
 	reached := map[string]bool{}
@@ -136,12 +134,11 @@ func runHistory(w *world, args []string) error {
 	if len(rows) == 0 {
 		l.add("no sessions recorded yet")
 	} else {
-		tw := tabwriter.NewWriter(&l.Builder, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "WHEN (UTC)\tSESSION\tEVENT\tSKILL")
+		var table [][]string
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.At.UTC().Format(time.DateTime), r.session, eventLabel(r.Kind), orDash(r.ID))
+			table = append(table, []string{r.At.UTC().Format(time.DateTime), r.session, eventLabel(r.Kind), orDash(r.ID)})
 		}
-		tw.Flush()
+		l.table([]string{"WHEN (UTC)", "SESSION", "EVENT", "SKILL"}, table)
 	}
 	_, err = fmt.Fprint(w.env.Stdout, l.String())
 	return err

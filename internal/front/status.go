@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/skill-inject/ski/internal/cli"
@@ -99,6 +100,16 @@ type lines struct{ strings.Builder }
 func (l *lines) add(format string, args ...any) {
 	fmt.Fprintf(&l.Builder, format, args...)
 	l.WriteByte('\n')
+}
+
+// table adds rows under a header, in aligned columns.
+func (l *lines) table(header []string, rows [][]string) {
+	tw := tabwriter.NewWriter(&l.Builder, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
 }
 
 // indexInfo is the state of the project's automatic index.

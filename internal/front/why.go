@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/gate"
@@ -97,6 +96,9 @@ func (w *world) why(prompt string, top int, session string) (*whyReport, error) 
 		return nil, fmt.Errorf("ski-embed --query wrote %q: %w", cut(q), err)
 	}
 	rep.Model, rep.Index, rep.Text, rep.Intent = qr.Model, qr.Index, qr.Text, qr.Intent
+	if want := w.model(); rep.Model != want {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("ranked with %s: the index for %s is not ready (ski status shows its build)", rep.Model, want))
+	}
 	cands, err := w.stage(q, "ski-rank", "--top", fmt.Sprint(top))
 	if err != nil {
 		return nil, fmt.Errorf("ski-rank: %w", err)
@@ -152,13 +154,12 @@ func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error
 	if len(rep.Candidates) == 0 {
 		l.add("no candidates")
 	} else {
-		tw := tabwriter.NewWriter(&l.Builder, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "RANK\tSKILL\tSCORE\tCOSINE\tBM25\tBOOST\tMENTION\tBAND\tDECISION\tREASON")
+		var rows [][]string
 		for _, c := range rep.Candidates {
-			fmt.Fprintf(tw, "%d\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\t%s\n", c.Rank, c.ID, c.Score, c.Cosine, c.Lexical,
-				c.Boost, orDash(c.Mention), c.Band, c.Decision, c.Reason)
+			rows = append(rows, []string{fmt.Sprint(c.Rank), c.ID, fmt.Sprintf("%.3f", c.Score), fmt.Sprintf("%.3f", c.Cosine),
+				fmt.Sprintf("%.3f", c.Lexical), fmt.Sprintf("%.3f", c.Boost), orDash(c.Mention), c.Band, c.Decision, c.Reason})
 		}
-		tw.Flush()
+		l.table([]string{"RANK", "SKILL", "SCORE", "COSINE", "BM25", "BOOST", "MENTION", "BAND", "DECISION", "REASON"}, rows)
 		l.add("")
 		l.add("score parts:")
 		for _, c := range rep.Candidates {
