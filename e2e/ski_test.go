@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skill-inject/ski/internal/cli"
 )
@@ -463,6 +464,24 @@ func TestSkiDoctorRealModel(t *testing.T) {
 		if line := doctorLine(t, r.stdout, name); !strings.HasPrefix(line, "ok ") {
 			t.Errorf("%s: %s", name, line)
 		}
+	}
+	if line := doctorLine(t, r.stdout, "embed server"); !strings.Contains(line, "not running") {
+		t.Errorf("no server yet: %s", line)
+	}
+	// A server started for this install answers ski's handshake.
+	if r := w.ski("embed", "--serve", "--detach"); r.code != 0 {
+		t.Fatalf("ski embed --serve --detach: %d %s", r.code, r.stderr)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		line := doctorLine(t, w.ski("doctor").stdout, "embed server")
+		if strings.HasPrefix(line, "ok ") && strings.Contains(line, "running for bge-small-en-v1.5-q") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server: %s", line)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

@@ -46,7 +46,7 @@ type check struct {
 
 func runDoctor(w *world, args []string) error {
 	f := w.flags("doctor", doctorDoc)
-	if err := w.parse(f, args); err != nil {
+	if err := w.parseNoArgs(f, args); err != nil {
 		return err
 	}
 	checks := w.doctor()

@@ -168,6 +168,17 @@ func (w *world) parse(f *flagSet, args []string) error {
 	return nil
 }
 
+// parseNoArgs is parse for subcommands that take flags only.
+func (w *world) parseNoArgs(f *flagSet, args []string) error {
+	if err := w.parse(f, args); err != nil {
+		return err
+	}
+	if f.NArg() > 0 {
+		return cli.Usagef("unexpected argument %q", f.Arg(0))
+	}
+	return nil
+}
+
 // flagSet is a subcommand's flags with the shared ones.
 type flagSet struct {
 	*flag.FlagSet
@@ -217,7 +228,7 @@ func (w *world) stageEnv(stdin []byte, env []string, name string, args ...string
 
 func runVersion(w *world, args []string) error {
 	f := w.flags("version", "Usage: ski version\n\nPrints ski's version, and the commit it was built from when the build recorded one.")
-	if err := w.parse(f, args); err != nil {
+	if err := w.parseNoArgs(f, args); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w.env.Stdout, "ski %s\n", cli.Version())

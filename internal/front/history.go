@@ -40,7 +40,7 @@ func (w *world) ledgers() ([]*ledger.Ledger, error) {
 
 func runStats(w *world, args []string) error {
 	f := w.flags("stats", statsDoc)
-	if err := w.parse(f, args); err != nil {
+	if err := w.parseNoArgs(f, args); err != nil {
 		return err
 	}
 	ledgers, err := w.ledgers()
@@ -104,7 +104,7 @@ func runStats(w *world, args []string) error {
 func runHistory(w *world, args []string) error {
 	f := w.flags("history", historyDoc)
 	limit := f.Int("limit", 20, "decisions shown, `n`; 0 means all")
-	if err := w.parse(f, args); err != nil {
+	if err := w.parseNoArgs(f, args); err != nil {
 		return err
 	}
 	ledgers, err := w.ledgers()

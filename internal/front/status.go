@@ -34,7 +34,7 @@ the model itself.`
 
 func runStatus(w *world, args []string) error {
 	f := w.flags("status", statusDoc)
-	if err := w.parse(f, args); err != nil {
+	if err := w.parseNoArgs(f, args); err != nil {
 		return err
 	}
 	out := &lines{}
@@ -225,6 +225,7 @@ type serverInfo struct {
 	pid     int
 	err     error // the run dir is unusable, or the server did not answer
 	running bool
+	other   string // the executable of a server of another install or build
 }
 
 func (w *world) serverState() serverInfo {
@@ -251,10 +252,14 @@ func (w *world) serverState() serverInfo {
 	if _, err := os.Stat(s.socket); err != nil {
 		return s
 	}
-	// The handshake names the build of the binary that serves (a server of
-	// another build would take it as a sign to make way).
-	c := &embedsrv.Client{Local: modelOnly{m}, Socket: s.socket,
-		Build: embedsrv.BuildOf(filepath.Join(w.bin, "ski-embed-onnx")), Timeout: 2 * time.Second}
+	// A server takes a handshake of another build as its cue to make way,
+	// so one run by another program is only reported, not asked.
+	ours := filepath.Join(w.bin, "ski-embed-onnx")
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", s.pid)); err == nil && alive(s.pid) && !same(exe, ours) {
+		s.other = exe
+		return s
+	}
+	c := &embedsrv.Client{Local: modelOnly{m}, Socket: s.socket, Build: embedsrv.BuildOf(ours), Timeout: 2 * time.Second}
 	defer c.Close()
 	if s.err = c.Ping(); s.err == nil {
 		s.running = true
@@ -268,6 +273,8 @@ func (s serverInfo) summary() string {
 		return fmt.Sprintf("not used (%s needs no model process)", s.model)
 	case s.running:
 		return fmt.Sprintf("running for %s (pid %d), %s", s.model, s.pid, s.socket)
+	case s.other != "":
+		return fmt.Sprintf("a server of another install or build runs (pid %d, %s); it makes way for this one at the next prompt", s.pid, s.other)
 	case s.err != nil && s.socket == "":
 		return fmt.Sprintf("unusable: %v", s.err)
 	case s.err != nil:
