@@ -358,6 +358,12 @@ func TestSkiDoctor(t *testing.T) {
 			w.extra = append(w.extra, "PATH="+other+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 		}, "ski on PATH", 1, []string{"FAIL", "comes first on PATH and is another program", "fix: put"}},
 		{"a stage missing", nil, "stages", 1, []string{"FAIL", "missing beside ski", "ski-rank", "fix: scripts/install.sh"}},
+		{"another stage first on PATH", func(t *testing.T, w *world) {
+			other := t.TempDir()
+			writeFile(t, filepath.Join(other, "ski-rank"), "#!/bin/sh\nexit 0\n")
+			os.Chmod(filepath.Join(other, "ski-rank"), 0o755)
+			w.extra = append(w.extra, "PATH="+other+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		}, "stages", 0, []string{"warn", "PATH finds other stages", "/ski-rank", "fix: put ~/.local/bin"}},
 		{"an unknown config key", func(t *testing.T, w *world) {
 			writeFile(t, filepath.Join(w.home, ".config", "ski", "config.toml"), "model = \"lexical-v1\"\nmax_skill = 3\n")
 		}, "config", 1, []string{"FAIL", "unknown key max_skill (did you mean max_skills?)", "fix:"}},
@@ -404,6 +410,24 @@ func TestSkiDoctor(t *testing.T) {
 			b, _ = json.Marshal(m)
 			writeFile(t, path, string(b))
 		}, "claude hooks", 1, []string{"FAIL", "not once each", "PostToolUse 0", "fix: ski install --host claude"}},
+		{"claude hook script gone", func(t *testing.T, w *world) {
+			scripts := t.TempDir()
+			copyTree(t, filepath.Join(repo, "scripts"), scripts)
+			os.Chmod(filepath.Join(scripts, "hook-claude.sh"), 0o755)
+			if r := w.ski("install", "--host", "claude", "--scripts", scripts); r.code != 0 {
+				t.Fatal(r.stderr)
+			}
+			os.Remove(filepath.Join(scripts, "hook-claude.sh"))
+		}, "claude hooks", 1, []string{"FAIL", "hook-claude.sh, which is missing", "fix: scripts/install.sh claude"}},
+		{"opencode hook script gone", func(t *testing.T, w *world) {
+			scripts := t.TempDir()
+			copyTree(t, filepath.Join(repo, "scripts"), scripts)
+			os.Chmod(filepath.Join(scripts, "hook-opencode.sh"), 0o755)
+			if r := w.ski("install", "--host", "opencode", "--scripts", scripts); r.code != 0 {
+				t.Fatal(r.stderr)
+			}
+			os.Remove(filepath.Join(scripts, "hook-opencode.sh"))
+		}, "opencode plugin", 1, []string{"FAIL", "hook-opencode.sh, which is missing", "fix: scripts/install.sh opencode"}},
 		{"no host wired", func(t *testing.T, w *world) {
 			if r := w.ski("install", "--uninstall"); r.code != 0 {
 				t.Fatal(r.stderr)
@@ -464,6 +488,12 @@ func TestSkiDoctorRealModel(t *testing.T) {
 		if line := doctorLine(t, r.stdout, name); !strings.HasPrefix(line, "ok ") {
 			t.Errorf("%s: %s", name, line)
 		}
+	}
+	// Model files in place, but no runtime to load them with.
+	broken := w.run(nil, "env", "ONNXRUNTIME_SHARED_LIBRARY_PATH="+filepath.Join(t.TempDir(), "libonnxruntime.so"), filepath.Join(binDir, "ski"), "doctor")
+	if files, load := doctorLine(t, broken.stdout, "model files"), doctorLine(t, broken.stdout, "model loads"); !strings.HasPrefix(files, "ok ") ||
+		!strings.HasPrefix(load, "FAIL") || !strings.Contains(load, "falls back to lexical-v1") || broken.code != 1 {
+		t.Errorf("no runtime: %d\n%s\n%s", broken.code, files, load)
 	}
 	if line := doctorLine(t, r.stdout, "embed server"); !strings.Contains(line, "not running") {
 		t.Errorf("no server yet: %s", line)

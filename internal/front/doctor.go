@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -147,6 +148,13 @@ func (w *world) checkStages() check {
 			other = append(other, fmt.Sprintf("%s (%s)", name, orDash(got)))
 		}
 	}
+	// A stage run by hand is PATH's: it should be the one beside ski.
+	var elsewhere []string
+	for _, name := range names {
+		if p, err := exec.LookPath(name); err == nil && !same(p, filepath.Join(w.bin, name)) && len(missing) == 0 {
+			elsewhere = append(elsewhere, p)
+		}
+	}
 	switch {
 	case len(missing) > 0:
 		c.status, c.detail = statusFail, fmt.Sprintf("missing beside ski in %s: %s", w.bin, strings.Join(missing, ", "))
@@ -154,6 +162,9 @@ func (w *world) checkStages() check {
 	case len(other) > 0:
 		c.status, c.detail = statusFail, fmt.Sprintf("not at ski's version %s: %s", cli.Version(), strings.Join(other, ", "))
 		c.fix = "scripts/install.sh, which installs every stage at one version"
+	case len(elsewhere) > 0:
+		c.status, c.detail = statusWarn, fmt.Sprintf("PATH finds other stages than those beside ski: %s", strings.Join(elsewhere, ", "))
+		c.fix = "put ~/.local/bin (where install.sh links the stages) first in PATH, or use ski STAGE, which runs the one beside ski"
 	default:
 		c.status, c.detail = statusOK, fmt.Sprintf("%d stages in %s at %s", len(names), w.bin, cli.Version())
 	}
@@ -361,13 +372,23 @@ func (w *world) checkHooks() []check {
 		default:
 			claude.status, claude.detail, claudeIn = statusOK, "hooks in "+path, true
 		}
+		if claudeIn {
+			if missing := missingScripts(wiring.Scripts); missing != "" {
+				claude.status, claude.detail, claudeIn = statusFail, fmt.Sprintf("the hooks in %s run %s, which is missing", path, missing), false
+				claude.fix = "scripts/install.sh claude"
+			}
+		}
 	}
 	opencode := check{name: "opencode plugin"}
 	plugin := install.OpencodePluginPath(xdg.ConfigHome(w.env.Getenv))
-	opencodeIn := install.OpencodeInstalled(plugin)
-	if opencodeIn {
+	opencodeIn, script := install.OpencodeInstalled(plugin)
+	switch missing := missingScripts([]string{script}); {
+	case opencodeIn && missing != "":
+		opencode.status, opencode.detail = statusFail, fmt.Sprintf("%s runs %s, which is missing", plugin, missing)
+		opencode.fix, opencodeIn = "scripts/install.sh opencode", false
+	case opencodeIn:
 		opencode.status, opencode.detail = statusOK, plugin
-	} else {
+	default:
 		opencode.status, opencode.detail, opencode.fix = statusWarn, "not installed ("+plugin+")", "scripts/install.sh opencode"
 	}
 	if !claudeIn && !opencodeIn {
@@ -378,6 +399,17 @@ func (w *world) checkHooks() []check {
 		}
 	}
 	return []check{claude, opencode}
+}
+
+// missingScripts names the first of the hook scripts that is not an
+// executable file, or "".
+func missingScripts(scripts []string) string {
+	for _, s := range scripts {
+		if st, err := os.Stat(s); err != nil || !st.Mode().IsRegular() {
+			return s
+		}
+	}
+	return ""
 }
 
 // checkSkills: the skills the host would see, and any that cannot be used

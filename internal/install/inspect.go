@@ -1,11 +1,13 @@
 package install
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -26,6 +28,8 @@ type ClaudeWiring struct {
 	Hooks map[string]int
 	// Plugin is the key ("ski@marketplace") of the enabled ski plugin, or "".
 	Plugin string
+	// Scripts are the hook scripts ski's commands run, once each.
+	Scripts []string
 }
 
 // HookEvents lists the Claude Code events ski hooks.
@@ -54,8 +58,11 @@ func InspectClaude(path string) (ClaudeWiring, error) {
 	for _, h := range claudeHooks {
 		for _, g := range gjson.GetBytes(data, "hooks."+h.event).Array() {
 			for _, c := range g.Get("hooks").Array() {
-				if strings.Contains(c.Get("command").Str, hookMarker) {
+				if cmd := c.Get("command").Str; strings.Contains(cmd, hookMarker) {
 					w.Hooks[h.event]++
+					if s := commandScript(cmd); s != "" && !slices.Contains(w.Scripts, s) {
+						w.Scripts = append(w.Scripts, s)
+					}
 				}
 			}
 		}
@@ -70,10 +77,44 @@ func InspectClaude(path string) (ClaudeWiring, error) {
 	return w, nil
 }
 
-// OpencodeInstalled reports whether ski's opencode plugin is at path.
-func OpencodeInstalled(path string) bool {
+// commandScript is the script a hook command of ski's form runs
+// (sh 'SCRIPT' MODE), or "".
+func commandScript(cmd string) string {
+	rest, ok := strings.CutPrefix(cmd, "sh '")
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(rest, '\'')
+		if i < 0 {
+			return ""
+		}
+		b.WriteString(rest[:i])
+		rest = rest[i+1:]
+		// '\'' is a quote inside the quoted path.
+		if after, ok := strings.CutPrefix(rest, `\''`); ok {
+			b.WriteByte('\'')
+			rest = after
+			continue
+		}
+		return b.String()
+	}
+}
+
+// OpencodeInstalled reports whether ski's opencode plugin is at path, and the
+// hook script it runs.
+func OpencodeInstalled(path string) (installed bool, script string) {
 	b, err := os.ReadFile(path)
-	return err == nil && strings.Contains(string(b), pluginMarker)
+	if err != nil || !strings.Contains(string(b), pluginMarker) {
+		return false, ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "const HOOK = "); ok {
+			json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(v), ";")), &script)
+		}
+	}
+	return true, script
 }
 
 // HooksMarker is the file under ski's data folder that says ski's hooks are
