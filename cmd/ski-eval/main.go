@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/skill-inject/ski/internal/cli"
@@ -19,7 +18,6 @@ import (
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
-	"github.com/skill-inject/ski/internal/workspace"
 )
 
 func main() { os.Exit(cli.Main("ski-eval", cli.OSEnv(), run)) }
@@ -42,8 +40,6 @@ func run(env cli.Env) error {
 	bodyWeight := fs.Float64("body-weight", -1, "override the model's weight of the BM25 score against whole skill bodies")
 	intentBoost := fs.Float64("intent-boost", -1, "override the model's boost of skills close to a prompt's intent")
 	smallEdit := fs.Float64("small-edit-penalty", -1, "override the model's penalty for small-edit and explain prompts")
-	cwd := fs.String("cwd", "", "the directory prompts without a fifth column are typed in (default: none)")
-	wsBoost := fs.Float64("workspace-boost", config.DefaultWorkspaceBoost, "score added to skills named after a dependency of the row's project (its fifth column, a directory relative to the TSV file)")
 	half := fs.String("half", "", "score only one half of the rows: `tune` (1st, 3rd, ... row of each category) or held (2nd, 4th, ...)")
 	maxSkills := fs.Int("max-skills", config.DefaultMaxSkills, "override max_skills")
 	previous := fs.Bool("previous", false, "embed each prompt after another row's prompt, to measure a session's earlier prompt as part of the query")
@@ -73,19 +69,6 @@ func run(env cli.Env) error {
 	}
 	if *half != "" {
 		cases = eval.Half(cases, *half)
-	}
-	for i, c := range cases {
-		if c.Cwd == "" && *cwd != "" {
-			if cases[i].Cwd, err = filepath.Abs(*cwd); err != nil {
-				return err
-			}
-			continue
-		}
-		if c.Cwd != "" && !filepath.IsAbs(c.Cwd) {
-			if cases[i].Cwd, err = filepath.Abs(filepath.Join(filepath.Dir(*tsv), c.Cwd)); err != nil {
-				return err
-			}
-		}
 	}
 	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-eval: warning: %s\n", msg) }
 	res, err := scan.Scan(scan.Options{Host: record.HostClaude, Roots: roots, Warn: warn, KeepShadowed: true})
@@ -138,8 +121,6 @@ func run(env cli.Env) error {
 	if *smallEdit >= 0 {
 		ro.SmallEditPenalty = func(string, string) float64 { return *smallEdit }
 	}
-	ro.WorkspaceBoost = func(string, string) float64 { return *wsBoost }
-	ro.Deps = workspace.Deps
 	p := eval.Pipeline{Embedder: emb, Index: idx, Gate: set, Rank: ro, Previous: *previous}
 	start = time.Now()
 	outs, err := p.Run(cases)

@@ -61,9 +61,6 @@ const (
 	DefaultCharBudget = 6000
 	DefaultInjectMode = "directive"
 	DefaultStrength   = "auto"
-	// DefaultWorkspaceBoost is added to the score of a skill named after
-	// a dependency of the prompt's project (package workspace).
-	DefaultWorkspaceBoost = 0.03
 )
 
 // Load reads the user config under configDir (ski's own config folder) and

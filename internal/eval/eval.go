@@ -28,14 +28,10 @@ type Case struct {
 	// Groups are the required groups of alternatives; empty means no skill
 	// should be injected ("-").
 	Groups [][]string
-	// Cwd is the directory the prompt is typed in (an optional fifth
-	// column, after notes), as written; "" for none.
-	Cwd string
 }
 
 // ReadTSV parses the eval TSV format: a header, then category, prompt,
-// expected and notes separated by tabs, and optionally the directory the
-// prompt is typed in.
+// expected and notes separated by tabs.
 func ReadTSV(r io.Reader) ([]Case, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -55,9 +51,6 @@ func ReadTSV(r io.Reader) ([]Case, error) {
 			return nil, fmt.Errorf("line %d: category %q: want one of %s", line, cols[0], strings.Join(Categories, ", "))
 		}
 		c := Case{Line: line, Category: cols[0], Prompt: cols[1]}
-		if len(cols) > 4 {
-			c.Cwd = strings.TrimSpace(cols[4])
-		}
 		if exp := strings.TrimSpace(cols[2]); exp != "-" {
 			for _, g := range strings.Split(exp, ",") {
 				c.Groups = append(c.Groups, strings.Split(strings.TrimSpace(g), "|"))

@@ -43,7 +43,7 @@ func (p Pipeline) Run(cases []Case) ([]Outcome, error) {
 	cat := rank.NewCatalog(p.Index)
 	outs := make([]Outcome, len(cases))
 	for i, c := range cases {
-		q := rank.Query{ID: fmt.Sprint(c.Line), Prompt: c.Prompt, Model: p.Index.Header.Model, Vector: vecs[i], Reading: &readings[i], Cwd: c.Cwd}
+		q := rank.Query{ID: fmt.Sprint(c.Line), Prompt: c.Prompt, Model: p.Index.Header.Model, Vector: vecs[i], Reading: &readings[i]}
 		cands, err := cat.Rank(q, p.Rank)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", c.Line, err)

@@ -53,14 +53,7 @@ type Options struct {
 	// for a model and the query's directory; nil means the model's
 	// calibrated default.
 	SmallEditPenalty func(model, cwd string) float64
-	// WorkspaceBoost returns what is added to the score of a skill named
-	// after something the query's project depends on (Deps), for a model
-	// and the query's directory; nil or 0 means none.
-	WorkspaceBoost func(model, cwd string) float64
-	// Deps returns what the project around a directory depends on
-	// (package workspace); nil means none.
-	Deps    func(cwd string) []string
-	MaxLine int
+	MaxLine          int
 }
 
 // Run reads query records and writes candidate records.
@@ -152,7 +145,6 @@ type Catalog struct {
 	names    mention.Names
 	byName   map[string][]int // mentionable name -> entries
 	keywords [][]string       // each entry's keywords, aliases and tags, lower case
-	subjects [][]string       // each entry's names a project dependency matches (subjects)
 }
 
 // NewCatalog prepares idx for ranking.
@@ -174,52 +166,8 @@ func NewCatalog(idx *vecfile.Index) *Catalog {
 			}
 		}
 		c.keywords = append(c.keywords, words)
-		c.subjects = append(c.subjects, subjects(s, words))
 	}
 	return c
-}
-
-// subjects are the names a project dependency must equal for a skill to be
-// about it: the skill's name and folder name, the first word of each (with
-// a "js" suffix also taken off: nextjs-app-router-patterns is about next),
-// and its keywords, aliases and tags.
-func subjects(s record.Skill, words []string) []string {
-	var out []string
-	for _, name := range uniq(strings.ToLower(s.Name), strings.ToLower(lastSegment(s.ID))) {
-		first, _, _ := strings.Cut(name, "-")
-		out = append(out, name, first)
-		if trimmed := strings.TrimSuffix(first, "js"); trimmed != first && len(trimmed) >= 3 {
-			out = append(out, trimmed)
-		}
-	}
-	return append(uniq(out...), words...)
-}
-
-// workspaceHits returns, per entry, the first dependency of the project
-// it is about, or nil when the query has no project or no boost.
-func (c *Catalog) workspaceHits(deps []string) []string {
-	if len(deps) == 0 {
-		return nil
-	}
-	set := map[string]bool{}
-	for _, d := range deps {
-		set[d] = true
-		for _, suffix := range []string{"-go", "-js", ".js", "-py", "-rs", "-sdk", "-node"} {
-			if t := strings.TrimSuffix(d, suffix); t != d && t != "" {
-				set[t] = true
-			}
-		}
-	}
-	hits := make([]string, len(c.subjects))
-	for i, subj := range c.subjects {
-		for _, s := range subj {
-			if set[s] {
-				hits[i] = s
-				break
-			}
-		}
-	}
-	return hits
 }
 
 // fieldScores is weight × each entry's BM25 score in field for terms, or
@@ -281,13 +229,6 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 			penalty = o.SmallEditPenalty(h.Model, q.Cwd)
 		}
 	}
-	var ws []string
-	wsBoost := 0.0
-	if o.WorkspaceBoost != nil && o.Deps != nil && q.Cwd != "" {
-		if wsBoost = o.WorkspaceBoost(h.Model, q.Cwd); wsBoost != 0 {
-			ws = c.workspaceHits(o.Deps(q.Cwd))
-		}
-	}
 	low := strings.ToLower(q.Prompt)
 	mentioned := map[int]string{}
 	for _, m := range mention.Find(q.Prompt, c.names) {
@@ -326,10 +267,6 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		if near != nil && near[i] > 0 {
 			score += near[i]
 			cd.Why = append(cd.Why, fmt.Sprintf("%s +%.3f", kind, near[i]))
-		}
-		if ws != nil && ws[i] != "" {
-			score += wsBoost
-			cd.Why = append(cd.Why, fmt.Sprintf("workspace %q +%.3f", ws[i], wsBoost))
 		}
 		if penalty > 0 {
 			score -= penalty
