@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skill-inject/ski/internal/cli"
+	"github.com/tidwall/gjson"
 )
 
 // ski runs the front command in the world.
@@ -560,5 +561,22 @@ func TestSlashOfSkillHiddenFromTheMenu(t *testing.T) {
 	out := w.hook("claude", "prompt", withPrompt(t, w.payload("claude-prompt.json"), "/postmortem"))
 	if strings.Contains(out, "postmortem") {
 		t.Fatalf("/postmortem: %s", out)
+	}
+}
+
+// The version the commands print is the one the plugin manifests declare.
+func TestVersionMatchesThePluginManifests(t *testing.T) {
+	for _, c := range []struct{ file, path string }{
+		{".claude-plugin/plugin.json", "version"},
+		{".claude-plugin/marketplace.json", "plugins.0.version"},
+	} {
+		b, err := os.ReadFile(filepath.Join(repo, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := gjson.GetBytes(b, c.path).Str
+		if m != cli.Release {
+			t.Errorf("%s %s is %v, the commands say %s", c.file, c.path, m, cli.Release)
+		}
 	}
 }

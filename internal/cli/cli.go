@@ -149,8 +149,9 @@ func ParseNoArgs(fs *flag.FlagSet, env Env) error {
 	return nil
 }
 
-// Release is ski's version, bumped on each release.
-const Release = "0.5.0"
+// Release is ski's version, bumped on each release together with the
+// plugin manifests (.claude-plugin/plugin.json, marketplace.json).
+const Release = "0.1.0"
 
 // Commit is the commit the binaries were built from, set at build time by
 // scripts/setup.sh (go build -ldflags "-X ...cli.Commit=..."); empty when
@@ -158,7 +159,7 @@ const Release = "0.5.0"
 var Commit string
 
 // Version is the release, with the commit when the build recorded one:
-// "0.5.0" or "0.5.0 (commit 1a2b3c4)".
+// "0.1.0" or "0.1.0 (commit 1a2b3c4)".
 func Version() string {
 	if Commit == "" {
 		return Release
