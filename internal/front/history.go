@@ -17,8 +17,10 @@ often the model followed by loading it, how often ski only suggested it,
 and how often the model or the user loaded it themselves (what
 ski-ledger stats counts). Then advice: a skill injected often and never
 followed has a description broader than its use (narrow it, or deny it in
-the config); a skill of the project that ski never reached needs the
-words people use for it in its description or keywords.`
+the config); a skill the model loaded without ski, or one of the
+project's skills no session used, needs the words people use for it in
+its description or keywords (skills with disable-model-invocation, which
+ski never injects, are left out).`
 
 const historyDoc = `Usage: ski history [--limit N]
 
@@ -66,27 +68,27 @@ func runStats(w *world, args []string) error {
 	var advice []string
 	reached := map[string]bool{}
 	for _, s := range stats {
-		reached[s.ID] = s.Injected+s.Recommended > 0
+		reached[s.ID] = true
 		switch {
 		case s.Injected >= adviceMinInjected && s.Followed == 0:
-			advice = append(advice, fmt.Sprintf("%s: injected %d times and never followed: its description is broader than its use; narrow it, or add it to deny in the config", s.ID, s.Injected))
+			advice = append(advice, fmt.Sprintf("%s: injected %s and never followed: its description is broader than its use; narrow it, or add it to deny in the config", s.ID, times(s.Injected)))
 		case s.Injected >= adviceMinInjected && s.FollowRate < adviceLowFollow:
 			advice = append(advice, fmt.Sprintf("%s: followed %d of %d times: check its description against the prompts it was injected for (ski why \"PROMPT\")", s.ID, s.Followed, s.Injected))
 		}
 		if s.ModelLoaded > s.Followed && s.Injected == 0 && s.Recommended == 0 {
-			advice = append(advice, fmt.Sprintf("%s: the model loaded it %d times without ski: ski did not reach it for those prompts; add their words to its description or keywords", s.ID, s.ModelLoaded))
+			advice = append(advice, fmt.Sprintf("%s: the model loaded it %s without ski: ski did not reach it for those prompts; add their words to its description or keywords", s.ID, times(s.ModelLoaded)))
 		}
 	}
 	if len(stats) > 0 {
 		if res, err := scan.Scan(w.scanOptions()); err == nil {
 			var never []string
 			for _, s := range res.Skills {
-				if !reached[s.ID] {
+				if !reached[s.ID] && !s.DisableModelInvocation {
 					never = append(never, s.ID)
 				}
 			}
 			if len(never) > 0 {
-				advice = append(advice, fmt.Sprintf("never injected or suggested here: %s. If people ask for one of them, put the words they use (the task, the tool, the file type) in its description or under keywords:, and check with ski why \"PROMPT\"", joinMax(never, 8)))
+				advice = append(advice, fmt.Sprintf("never used in any session: %s. If people ask for one of them, put the words they use (the task, the tool, the file type) in its description or under keywords:, and check with ski why \"PROMPT\"", joinMax(never, 8)))
 			}
 		}
 	}
@@ -159,6 +161,14 @@ func eventLabel(kind string) string {
 		return "compacted (re-armed)"
 	}
 	return kind
+}
+
+// times says how often: "once", "3 times".
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // joinMax joins up to n items and says how many more there are.
