@@ -301,6 +301,20 @@ func TestPluginAndInstallRunHooksOnce(t *testing.T) {
 	}
 }
 
+// installThenRemoveScript wires host to a copy of the hook scripts, then
+// deletes the copy of the host's script.
+func installThenRemoveScript(t *testing.T, w *world, host string) {
+	t.Helper()
+	scripts := t.TempDir()
+	copyTree(t, filepath.Join(repo, "scripts"), scripts)
+	script := filepath.Join(scripts, "hook-"+host+".sh")
+	os.Chmod(script, 0o755)
+	if r := w.ski("install", "--host", host, "--scripts", scripts); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	os.Remove(script)
+}
+
 // doctorLine returns the line of check name in ski doctor's output.
 func doctorLine(t *testing.T, out, name string) string {
 	t.Helper()
@@ -412,24 +426,10 @@ func TestSkiDoctor(t *testing.T) {
 			b, _ = json.Marshal(m)
 			writeFile(t, path, string(b))
 		}, "claude hooks", 1, []string{"FAIL", "not once each", "PostToolUse 0", "fix: ski install --host claude"}},
-		{"claude hook script gone", func(t *testing.T, w *world) {
-			scripts := t.TempDir()
-			copyTree(t, filepath.Join(repo, "scripts"), scripts)
-			os.Chmod(filepath.Join(scripts, "hook-claude.sh"), 0o755)
-			if r := w.ski("install", "--host", "claude", "--scripts", scripts); r.code != 0 {
-				t.Fatal(r.stderr)
-			}
-			os.Remove(filepath.Join(scripts, "hook-claude.sh"))
-		}, "claude hooks", 1, []string{"FAIL", "hook-claude.sh, which is missing", "fix: scripts/install.sh claude"}},
-		{"opencode hook script gone", func(t *testing.T, w *world) {
-			scripts := t.TempDir()
-			copyTree(t, filepath.Join(repo, "scripts"), scripts)
-			os.Chmod(filepath.Join(scripts, "hook-opencode.sh"), 0o755)
-			if r := w.ski("install", "--host", "opencode", "--scripts", scripts); r.code != 0 {
-				t.Fatal(r.stderr)
-			}
-			os.Remove(filepath.Join(scripts, "hook-opencode.sh"))
-		}, "opencode plugin", 1, []string{"FAIL", "hook-opencode.sh, which is missing", "fix: scripts/install.sh opencode"}},
+		{"claude hook script gone", func(t *testing.T, w *world) { installThenRemoveScript(t, w, "claude") },
+			"claude hooks", 1, []string{"FAIL", "hook-claude.sh, which is missing", "fix: scripts/install.sh claude"}},
+		{"opencode hook script gone", func(t *testing.T, w *world) { installThenRemoveScript(t, w, "opencode") },
+			"opencode plugin", 1, []string{"FAIL", "hook-opencode.sh, which is missing", "fix: scripts/install.sh opencode"}},
 		{"no host wired", func(t *testing.T, w *world) {
 			if r := w.ski("install", "--uninstall"); r.code != 0 {
 				t.Fatal(r.stderr)
