@@ -60,8 +60,26 @@ func newWorld(t *testing.T) *world {
 }
 
 // stopServers stops the embed servers the world's hooks started (their
-// lock files hold their process ids).
+// lock files hold their process ids) and its background index builders
+// (their progress files do), and waits for the builders to be gone.
 func (w *world) stopServers() {
+	progress, _ := filepath.Glob(filepath.Join(w.home, ".cache", "ski", "index", "*.progress"))
+	for _, p := range progress {
+		var pr struct{ PID int }
+		if b, err := os.ReadFile(p); err == nil && json.Unmarshal(b, &pr) == nil && pr.PID > 0 {
+			syscall.Kill(pr.PID, syscall.SIGKILL)
+		}
+	}
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		locks, _ := filepath.Glob(filepath.Join(w.home, ".cache", "ski", "index", "*.build.lock"))
+		busy := false
+		for _, l := range locks {
+			busy = busy || held(l)
+		}
+		if !busy {
+			break
+		}
+	}
 	locks, _ := filepath.Glob(filepath.Join(w.home, ".local", "state", "ski", "run", "*.lock"))
 	for _, l := range locks {
 		b, _ := os.ReadFile(l)

@@ -51,6 +51,11 @@ func TestInstallUninstall(t *testing.T) {
 	if err := json.Unmarshal(settings, &s); err != nil || s.Model != "opus" || len(s.Hooks) != 4 {
 		t.Fatalf("settings after install: %s", settings)
 	}
+	// ski is linked like the stages, and runs the stages beside it.
+	if out, err := exec.Command(filepath.Join(home, ".local", "bin", "ski"), "rank", "--version").Output(); err != nil ||
+		!strings.HasPrefix(string(out), "ski-rank ") {
+		t.Fatalf("~/.local/bin/ski rank --version: %v %s", err, out)
+	}
 	hook := filepath.Join(home, ".local", "share", "ski", "scripts", "hook-claude.sh")
 	payload, _ := os.ReadFile(filepath.Join(repo, "testdata", "payloads", "claude-prompt.json"))
 	cmd := exec.Command(hook, "prompt")
@@ -80,7 +85,7 @@ func TestInstallUninstall(t *testing.T) {
 	if strings.Contains(string(settings), "hook-claude.sh") || !strings.Contains(string(settings), "notify") {
 		t.Fatalf("settings after uninstall: %s", settings)
 	}
-	for _, gone := range []string{".local/share/ski", ".cache/ski", ".local/state/ski", ".config/opencode/plugin/ski.js", ".local/bin/ski-rank"} {
+	for _, gone := range []string{".local/share/ski", ".cache/ski", ".local/state/ski", ".config/opencode/plugin/ski.js", ".local/bin/ski-rank", ".local/bin/ski"} {
 		if _, err := os.Lstat(filepath.Join(home, gone)); !os.IsNotExist(err) {
 			t.Errorf("%s left behind", gone)
 		}

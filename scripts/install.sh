@@ -2,8 +2,8 @@
 # install.sh [claude|opencode|all] [--uninstall] — install ski for a user.
 #
 #   1. scripts/setup.sh: ONNX Runtime, the models, the stages in bin/
-#   2. copies the stages to $XDG_DATA_HOME/ski/bin and the hook scripts to
-#      $XDG_DATA_HOME/ski/scripts, and links the stages into ~/.local/bin
+#   2. copies ski and the stages to $XDG_DATA_HOME/ski/bin and the hook
+#      scripts to $XDG_DATA_HOME/ski/scripts, and links them into ~/.local/bin
 #   3. builds the index of the user's skills for each host (progress on a
 #      terminal)
 #   4. ski-install: Claude Code hooks in ~/.claude/settings.json (backed up),
@@ -36,7 +36,7 @@ if [ $uninstall = 1 ]; then
 		bin/ski-install --host "$host" --uninstall
 	fi
 	if [ "$host" = all ]; then
-		for l in "$links"/ski-*; do
+		for l in "$links"/ski "$links"/ski-*; do
 			[ -L "$l" ] && [[ "$(readlink "$l")" == "$data/bin/"* ]] && rm -f "$l"
 		done
 		# Stop the embed servers: the lock file beside each socket holds the
@@ -70,7 +70,7 @@ fi
 
 scripts/setup.sh
 mkdir -p "$data/bin" "$data/scripts" "$links"
-for f in bin/ski-*; do
+for f in bin/ski bin/ski-*; do
 	install -m 0755 "$f" "$data/bin/"
 	ln -sfn "$data/bin/$(basename "$f")" "$links/$(basename "$f")"
 done

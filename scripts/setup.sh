@@ -28,6 +28,13 @@ for tool in go; do command -v $tool >/dev/null || die "$tool is required"; done
 cache=${SKI_SETUP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ski-setup}
 data=${XDG_DATA_HOME:-$HOME/.local/share}/ski
 mkdir -p "$cache" bin
+# --version names the commit of a checkout (Go's own VCS stamping is off
+# here); a tree with uncommitted changes says so.
+ldflags=
+if commit=$(git rev-parse --short=12 HEAD 2>/dev/null); then
+	[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || commit=$commit-dirty
+	ldflags="-X github.com/skill-inject/ski/internal/cli.Commit=$commit"
+fi
 
 sha_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
 sha_must() {
@@ -40,7 +47,7 @@ if [ -t 2 ]; then curl_progress=(--progress-bar); else curl_progress=(--silent -
 
 if [ "${SKI_SETUP_OFFLINE:-}" = 1 ]; then
 	say "offline: skipping the runtime, models and tokenizer library"
-	CGO_ENABLED=1 go build -trimpath -tags ski_lexical_only -o bin/ ./cmd/...
+	CGO_ENABLED=1 go build -trimpath -ldflags "$ldflags" -tags ski_lexical_only -o bin/ ./cmd/...
 	say "built $(ls bin | tr '\n' ' ')into bin/ (lexical embedder only)"
 	exit 0
 fi
@@ -141,5 +148,5 @@ ln -sfn "$tok_lib" .cache/lib/libtokenizers.a
 say "ok: libtokenizers.a at $tok_lib"
 
 # --- 4. build -------------------------------------------------------------------
-CGO_ENABLED=1 go build -trimpath -o bin/ ./cmd/...
+CGO_ENABLED=1 go build -trimpath -ldflags "$ldflags" -o bin/ ./cmd/...
 say "built $(ls bin | tr '\n' ' ')into bin/"

@@ -47,13 +47,22 @@ func run(env cli.Env) error {
 		if err := needScript(script, *uninstall); err != nil {
 			return err
 		}
-		claudeDir := filepath.Join(dirs.Home, ".claude")
-		if d := env.Getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(d) {
-			claudeDir = d
-		}
-		path := filepath.Join(claudeDir, "settings.json")
-		changed, err := install.ClaudeSettings(path, script, !*uninstall, time.Now())
+		path := filepath.Join(install.ClaudeDir(env.Getenv, dirs.Home), "settings.json")
+		wiring, err := install.InspectClaude(path)
 		if err != nil {
+			return err
+		}
+		// With the ski plugin enabled, its hooks run ski: hooks in
+		// settings.json as well would run every hook twice.
+		add := !*uninstall && wiring.Plugin == ""
+		if !*uninstall && !add {
+			fmt.Fprintf(env.Stderr, "ski-install: the ski plugin %s is enabled in %s and runs ski's hooks; not adding them again\n", wiring.Plugin, path)
+		}
+		changed, err := install.ClaudeSettings(path, script, add, time.Now())
+		if err != nil {
+			return err
+		}
+		if err := install.MarkHooks(dirs.Data, path, add); err != nil {
 			return err
 		}
 		report(path, changed)

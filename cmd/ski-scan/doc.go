@@ -42,7 +42,13 @@ a SKILL.md directly in a root takes the root's name.
 # Output records
 
 One JSON object per line: every skill record, then every error record, each
-group sorted by scope precedence and then id.
+group sorted by scope precedence and then id, then a warning record for
+each frontmatter rule of the host (--host) that a usable skill breaks: a
+name over 64 characters or with characters other than lowercase letters,
+digits and hyphens, a description over 1024 characters or with angle
+brackets; for claude a name with "claude" or "anthropic"; for opencode a
+name that is not the skill's folder name. The host may refuse or cut such
+a skill; ski ranks it as usual.
 
 	{"kind":"skill","id":"k8s/helm-chart","name":"helm-chart","description":"...",
 	 "invoke":"helm-chart","path":"/abs/SKILL.md","dir":"/abs","root":"/root",
@@ -51,6 +57,7 @@ group sorted by scope precedence and then id.
 	 "auto_inject":true,"hash":"sha256:...","mtime":"2026-01-02T03:04:05Z",
 	 "size":812,"shadows":["/other/SKILL.md"]}
 	{"kind":"error","path":"/abs/SKILL.md","root":"/root","id":"x","reason":"no description"}
+	{"kind":"warning","path":"/abs/SKILL.md","id":"y","host":"claude","reason":"description is 1100 characters; ..."}
 
 invoke is the name the host invokes the skill by: "plugin:name" for plugin
 skills, the name otherwise. shadows appears only when other skills have the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/config"
+	"github.com/skill-inject/ski/internal/hostrules"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
@@ -74,8 +75,14 @@ func run(env cli.Env) error {
 	}
 
 	w := ndjson.NewWriter(env.Stdout)
-	if err := scan.Run(o, w); err != nil {
+	res, err := scan.Run(o, w)
+	if err != nil {
 		return err
+	}
+	for _, warning := range hostrules.CheckAll(*host, res.Skills) {
+		if err := w.Encode(warning); err != nil {
+			return err
+		}
 	}
 	return w.Flush()
 }

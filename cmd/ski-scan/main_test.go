@@ -190,6 +190,33 @@ func TestErrorRecordsExitZero(t *testing.T) {
 	}
 }
 
+// A usable skill that breaks a host's documented rule is a skill record and
+// a warning record after the error records, for the host asked about.
+func TestWarningRecords(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, filepath.Join(root, "good"), "good")
+	long := "---\nname: Long_Name\ndescription: " + strings.Repeat("x", 1100) + "\n---\nbody\n"
+	os.MkdirAll(filepath.Join(root, "long"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "long", "SKILL.md"), []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for host, want := range map[string]int{"claude": 2, "opencode": 3} {
+		r := runCmd(t, isolated(t), "--root", root, "--host", host)
+		lines := parseLines(t, r.stdout)
+		var warnings []string
+		for _, l := range lines[2:] {
+			if l.Kind != "warning" || l.ID != "long" {
+				t.Errorf("%s: line after the skills: %+v", host, l)
+			}
+			warnings = append(warnings, l.Reason)
+		}
+		if r.code != 0 || lines[0].Kind != "skill" || lines[1].Kind != "skill" || len(warnings) != want ||
+			!strings.Contains(warnings[0], `name "Long_Name"`) || !strings.Contains(warnings[1], "description is 1100 characters") {
+			t.Errorf("%s: exit %d, warnings %q", host, r.code, warnings)
+		}
+	}
+}
+
 func TestRootsFromEnvAndConfig(t *testing.T) {
 	vars := isolated(t)
 	a, b, extra := t.TempDir(), t.TempDir(), t.TempDir()

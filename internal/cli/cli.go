@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -150,12 +149,22 @@ func ParseNoArgs(fs *flag.FlagSet, env Env) error {
 	return nil
 }
 
-// Version reports the module version the binary was built from.
+// Release is ski's version, bumped on each release together with the
+// plugin manifests (.claude-plugin/plugin.json, marketplace.json).
+const Release = "0.1.0"
+
+// Commit is the commit the binaries were built from, set at build time by
+// scripts/setup.sh (go build -ldflags "-X ...cli.Commit=..."); empty when
+// built otherwise.
+var Commit string
+
+// Version is the release, with the commit when the build recorded one:
+// "0.1.0" or "0.1.0 (commit 1a2b3c4)".
 func Version() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
+	if Commit == "" {
+		return Release
 	}
-	return "(devel)"
+	return Release + " (commit " + Commit + ")"
 }
 
 // IsTerminal reports whether w is a terminal (for progress output).

@@ -57,3 +57,20 @@ func TestHookTimeoutIsNotTheStages(t *testing.T) {
 		t.Fatalf("code %d, ran %v", code, ran)
 	}
 }
+
+// --version prints the release, and the commit when the build set one.
+func TestVersion(t *testing.T) {
+	defer func(c string) { Commit = c }(Commit)
+	for _, c := range []struct{ commit, want string }{
+		{"", "ski-x " + Release + "\n"},
+		{"1a2b3c4", "ski-x " + Release + " (commit 1a2b3c4)\n"},
+	} {
+		Commit = c.commit
+		var out bytes.Buffer
+		env := Env{Args: []string{"--version"}, Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" }}
+		code := Main("ski-x", env, func(env Env) error { return Parse(NewFlags("ski-x", "doc", env), env) })
+		if code != ExitOK || out.String() != c.want {
+			t.Errorf("commit %q: code %d, output %q, want %q", c.commit, code, out.String(), c.want)
+		}
+	}
+}

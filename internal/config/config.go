@@ -1,6 +1,8 @@
 // Package config loads ski's settings: $XDG_CONFIG_HOME/ski/config.toml,
 // overridden key by key by the nearest project .ski.toml. A file that cannot
-// be read or parsed is reported as a warning and ignored.
+// be read or parsed is reported as a warning and ignored; an unknown key or
+// a bad value is reported (with the nearest valid key) and the rest of the
+// file applies.
 package config
 
 import (
@@ -9,6 +11,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -31,11 +35,18 @@ type Config struct {
 	ExtraRoots        []string `toml:"extra_roots"`
 	Deny              []string `toml:"deny"`
 	Force             []string `toml:"force"`
-	DecisionCacheTTL  string   `toml:"decision_cache_ttl"`
 	OnnxRuntime       string   `toml:"onnxruntime"`
 
 	// Files lists the files that were read, in order.
 	Files []string `toml:"-"`
+	// Sources maps each key a file set to the file whose value is in
+	// force (the last one read that set it).
+	Sources map[string]string `toml:"-"`
+}
+
+// retired are keys ski once read and no longer does, with what to say.
+var retired = map[string]string{
+	"decision_cache_ttl": "ski keeps no decision cache (what a session has seen is in its ledger)",
 }
 
 // Valid values of the enumerated keys.
@@ -62,7 +73,7 @@ func Load(configDir, cwd string, warn func(string)) Config {
 		files = append(files, p)
 	}
 	for _, f := range files {
-		layer, err := readFile(f)
+		layer, err := readFile(f, warn)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -70,58 +81,140 @@ func Load(configDir, cwd string, warn func(string)) Config {
 			warn(fmt.Sprintf("config: %v (using defaults for this file)", err))
 			continue
 		}
-		c.merge(layer)
+		c.merge(layer.Config)
 		c.Files = append(c.Files, f)
+		for _, k := range layer.set {
+			if c.Sources == nil {
+				c.Sources = map[string]string{}
+			}
+			c.Sources[k] = f
+		}
 	}
 	return c
 }
 
-func readFile(path string) (Config, error) {
+// layer is one file's settings and the keys it set.
+type layer struct {
+	Config
+	set []string
+}
+
+// readFile reads one file. A file that is not TOML, or gives a key a value
+// of the wrong type, is an error; an unknown key or an out-of-range value
+// is a warning, and the rest of the file applies.
+func readFile(path string, warn func(string)) (layer, error) {
 	var c Config
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return c, err
+		return layer{}, err
 	}
 	md, err := toml.Decode(string(data), &c)
 	if err != nil {
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+		return layer{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		keys := make([]string, len(undecoded))
-		for i, k := range undecoded {
-			keys[i] = k.String()
+	bad := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		// A table's keys are reported with it.
+		if bad[k[0]] {
+			continue
 		}
-		return Config{}, fmt.Errorf("%s: unknown key(s) %s", path, strings.Join(keys, ", "))
+		key := k[0]
+		bad[key] = true
+		switch why, ok := retired[key]; {
+		case ok:
+			warn(fmt.Sprintf("config: %s: %s is no longer used: %s; ignored", path, key, why))
+		default:
+			warn(fmt.Sprintf("config: %s: unknown key %s (did you mean %s?); ignored", path, key, Nearest(key)))
+		}
 	}
-	if err := c.validate(); err != nil {
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+	for key, problem := range c.invalid() {
+		warn(fmt.Sprintf("config: %s: %s; ignored", path, problem))
+		c.clear(key)
+		bad[key] = true
 	}
-	return c, nil
+	var set []string
+	for _, k := range md.Keys() {
+		if len(k) == 1 && !bad[k[0]] {
+			set = append(set, k[0])
+		}
+	}
+	return layer{Config: c, set: set}, nil
 }
 
-func (c Config) validate() error {
-	if c.InjectMode != "" && !oneOf(c.InjectMode, InjectModes) {
-		return fmt.Errorf("inject_mode %q: want one of %s", c.InjectMode, strings.Join(InjectModes, ", "))
+// invalid returns, per key, what is wrong with its value.
+func (c Config) invalid() map[string]string {
+	bad := map[string]string{}
+	if c.InjectMode != "" && !slices.Contains(InjectModes, c.InjectMode) {
+		bad["inject_mode"] = fmt.Sprintf("inject_mode %q: want one of %s", c.InjectMode, strings.Join(InjectModes, ", "))
 	}
-	if c.DirectiveStrength != "" && !oneOf(c.DirectiveStrength, DirectiveStrengths) {
-		return fmt.Errorf("directive_strength %q: want one of %s", c.DirectiveStrength, strings.Join(DirectiveStrengths, ", "))
+	if c.DirectiveStrength != "" && !slices.Contains(DirectiveStrengths, c.DirectiveStrength) {
+		bad["directive_strength"] = fmt.Sprintf("directive_strength %q: want one of %s", c.DirectiveStrength, strings.Join(DirectiveStrengths, ", "))
 	}
 	if c.MaxSkills != nil && *c.MaxSkills < 0 {
-		return fmt.Errorf("max_skills %d: must not be negative", *c.MaxSkills)
+		bad["max_skills"] = fmt.Sprintf("max_skills %d: must not be negative", *c.MaxSkills)
 	}
 	if c.CharBudget != nil && *c.CharBudget < 0 {
-		return fmt.Errorf("char_budget %d: must not be negative", *c.CharBudget)
+		bad["char_budget"] = fmt.Sprintf("char_budget %d: must not be negative", *c.CharBudget)
 	}
-	return nil
+	return bad
 }
 
-func oneOf(v string, set []string) bool {
-	for _, s := range set {
-		if v == s {
-			return true
+// clear unsets the field of key.
+func (c *Config) clear(key string) {
+	switch key {
+	case "inject_mode":
+		c.InjectMode = ""
+	case "directive_strength":
+		c.DirectiveStrength = ""
+	case "max_skills":
+		c.MaxSkills = nil
+	case "char_budget":
+		c.CharBudget = nil
+	}
+}
+
+// Keys lists the keys a config file may set, in the order of Config.
+func Keys() []string {
+	t := reflect.TypeFor[Config]()
+	var keys []string
+	for i := range t.NumField() {
+		if k := t.Field(i).Tag.Get("toml"); k != "" && k != "-" {
+			keys = append(keys, k)
 		}
 	}
-	return false
+	return keys
+}
+
+// Nearest returns the valid key closest to key in edit distance.
+func Nearest(key string) string {
+	best, bestD := "", -1
+	for _, k := range Keys() {
+		if d := distance(strings.ToLower(key), k); bestD < 0 || d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // merge lays o over c: every key o sets wins.
@@ -162,9 +255,6 @@ func (c *Config) merge(o Config) {
 	}
 	if o.Force != nil {
 		c.Force = o.Force
-	}
-	if o.DecisionCacheTTL != "" {
-		c.DecisionCacheTTL = o.DecisionCacheTTL
 	}
 	if o.OnnxRuntime != "" {
 		c.OnnxRuntime = o.OnnxRuntime

@@ -37,13 +37,12 @@ func TestLayers(t *testing.T) {
 	}
 }
 
+// A file that is not TOML, or gives a key a value of the wrong type, is
+// ignored as a whole, with a warning naming it.
 func TestBadFilesWarnAndFallBack(t *testing.T) {
 	for name, text := range map[string]string{
-		"syntax":      "max_skills = = 3",
-		"unknown key": "max_skils = 3",
-		"bad enum":    "inject_mode = \"everything\"",
-		"negative":    "max_skills = -1",
-		"wrong type":  "max_skills = \"two\"",
+		"syntax":     "max_skills = = 3",
+		"wrong type": "max_skills = \"two\"",
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfgDir := t.TempDir()
@@ -70,5 +69,62 @@ func TestProjectFileStopsAtRepoRoot(t *testing.T) {
 	}
 	if p := FindProjectFile("relative/dir"); p != "" {
 		t.Fatalf("relative dir: %s", p)
+	}
+}
+
+// An unknown key, a retired key or a bad value is one warning naming the
+// key (and the nearest valid one); the rest of the file applies, and
+// Sources says which file set each key in force.
+func TestBadKeysWarnAndTheRestApplies(t *testing.T) {
+	cfgDir := t.TempDir()
+	user := filepath.Join(cfgDir, "config.toml")
+	write(t, user, "max_skils = 3\ninject_similarity = 0.6\ndecision_cache_ttl = \"10m\"\n"+
+		"inject_mode = \"everything\"\nchar_budget = -1\nnotify = true\n[gates]\nmin = 1\n")
+	repo := t.TempDir()
+	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	project := filepath.Join(repo, ".ski.toml")
+	write(t, project, "notify = false\nmax_skills = 1\n")
+	var warnings []string
+	c := Load(cfgDir, repo, func(s string) { warnings = append(warnings, s) })
+	want := []string{
+		user + ": unknown key max_skils (did you mean max_skills?)",
+		user + ": decision_cache_ttl is no longer used",
+		user + ": inject_mode \"everything\": want one of directive, body; ignored",
+		user + ": char_budget -1: must not be negative; ignored",
+		user + ": unknown key gates (did you mean",
+	}
+	if len(warnings) != len(want) {
+		t.Fatalf("want %d warnings, got %q", len(want), warnings)
+	}
+	for _, w := range want {
+		found := false
+		for _, got := range warnings {
+			found = found || strings.Contains(got, w)
+		}
+		if !found {
+			t.Errorf("no warning %q in %q", w, warnings)
+		}
+	}
+	if Float(c.InjectSimilarity, 0) != 0.6 || Bool(c.Notify, true) || Int(c.MaxSkills, 0) != 1 ||
+		c.InjectMode != "" || c.CharBudget != nil || len(c.Files) != 2 {
+		t.Fatalf("merged config: %+v", c)
+	}
+	wantSources := map[string]string{"inject_similarity": user, "notify": project, "max_skills": project}
+	if len(c.Sources) != len(wantSources) {
+		t.Fatalf("sources %v, want %v", c.Sources, wantSources)
+	}
+	for k, f := range wantSources {
+		if c.Sources[k] != f {
+			t.Errorf("source of %s: %q, want %q", k, c.Sources[k], f)
+		}
+	}
+}
+
+func TestNearest(t *testing.T) {
+	for in, want := range map[string]string{"max_skill": "max_skills", "InjectMode": "inject_mode",
+		"min-similarity": "min_similarity", "extra_root": "extra_roots", "onnx_runtime": "onnxruntime"} {
+		if got := Nearest(in); got != want {
+			t.Errorf("Nearest(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

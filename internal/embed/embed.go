@@ -6,8 +6,12 @@ package embed
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // Purpose says what a text is: asymmetric models treat queries differently.
@@ -261,4 +265,22 @@ func Queries(e Embedder, texts []string) ([][]float32, error) {
 		out[at[i]] = v
 	}
 	return out, nil
+}
+
+// ModelDir returns the directory holding a model's files: SKI_MODEL_DIR/<id>,
+// or SKI_MODEL_DIR itself when it holds the files directly, else
+// $XDG_DATA_HOME/ski/models/<id>.
+func ModelDir(m Model, getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if d := getenv("SKI_MODEL_DIR"); d != "" {
+		if len(m.Files) > 0 {
+			if _, err := os.Stat(filepath.Join(d, m.ID, m.Files[0].Name)); err == nil {
+				return filepath.Join(d, m.ID)
+			}
+		}
+		return d
+	}
+	return filepath.Join(xdg.Resolve(getenv).Data, "models", m.ID)
 }

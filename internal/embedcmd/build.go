@@ -224,6 +224,8 @@ func (b builds) buildIndex(path string) error {
 		case record.KindError:
 			errs++
 			return nil
+		case record.KindWarning:
+			return nil // a usable skill's problem with a host; its skill record came first
 		case record.KindSkill:
 		default:
 			return r.Errorf("kind %q, want %q (pipe ski-scan into ski-embed --index)", k, record.KindSkill)

@@ -100,6 +100,11 @@ func Decide(cands []record.Candidate, set Settings, seen Seen) []record.Selectio
 		decision, reason := gateOne(c, set, seen)
 		switch decision {
 		case record.DecisionInject:
+			if c.Mention != "" {
+				// The user asked for it: it takes no automatic skill's place.
+				injected[c.ID] = true
+				break
+			}
 			if nInject >= set.MaxSkills && !(nInject == set.MaxSkills && affine(c, injected, cands)) {
 				decision, reason = record.DecisionDrop, fmt.Sprintf("max_skills %d reached", set.MaxSkills)
 				break
@@ -128,7 +133,15 @@ func gateOne(c record.Candidate, s Settings, seen Seen) (decision, reason string
 	switch c.Mention {
 	case "":
 	case mention.Slash:
-		return record.DecisionHostLoads, "invoked with /" + c.Invoke + "; the host loads it"
+		if c.UserInvocable {
+			return record.DecisionHostLoads, "invoked with /" + c.Invoke + "; the host loads it"
+		}
+		// Hidden from the host's / menu (user-invocable: false), so
+		// "/name" loads nothing; the model may still use it.
+		if src, ok := loaded(); ok {
+			return record.DecisionDrop, "named with /" + c.Invoke + ", but already loaded (" + src + ")"
+		}
+		return record.DecisionInject, "named with /" + c.Invoke + ", which the host does not load (user-invocable is false)"
 	default:
 		if src, ok := loaded(); ok {
 			return record.DecisionDrop, "mentioned, but already loaded (" + src + ")"

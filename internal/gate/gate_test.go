@@ -19,7 +19,7 @@ func (f fakeSeen) Recommended(id string) bool      { return f.recommended[id] }
 
 func cand(id string, score float64, mod func(*record.Candidate)) record.Candidate {
 	c := record.Candidate{Kind: record.KindCandidate, QueryID: "q", SessionID: "s", Model: "m",
-		ID: id, Name: id, Invoke: id, Score: score, AutoInject: true, Affinity: []string{}}
+		ID: id, Name: id, Invoke: id, Score: score, AutoInject: true, UserInvocable: true, Affinity: []string{}}
 	if mod != nil {
 		mod(&c)
 	}
@@ -113,9 +113,16 @@ func TestGates(t *testing.T) {
 		{"mention wins over deny and threshold", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 0.1, MaxSkills: 2, Deny: []string{"a"}}, none,
 			[]record.Candidate{cand("a", 1.1, func(c *record.Candidate) { c.Mention = "at" }), cand("b", 0.7, nil)},
 			map[string]string{"a": "inject", "b": "drop"}},
+		{"mentions do not count against max_skills", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 0.1, MaxSkills: 1}, none,
+			[]record.Candidate{cand("a", 1.1, func(c *record.Candidate) { c.Mention = "at" }),
+				cand("b", 1.05, func(c *record.Candidate) { c.Mention = "dollar" }), cand("c", 1.04, nil), cand("d", 0.95, nil)},
+			map[string]string{"a": "inject", "b": "inject", "c": "inject", "d": "drop"}},
 		{"mention already loaded", base, fakeSeen{loaded: map[string]bool{"a": true}},
 			[]record.Candidate{cand("a", 1.1, func(c *record.Candidate) { c.Mention = "at" })},
 			map[string]string{"a": "drop"}},
+		{"slash of a skill hidden from the / menu is a mention", base, none,
+			[]record.Candidate{cand("a", 0.1, func(c *record.Candidate) { c.Mention, c.UserInvocable = "slash", false })},
+			map[string]string{"a": "inject"}},
 		{"slash is left to the host, others compete", base, none,
 			[]record.Candidate{cand("a", 0.1, func(c *record.Candidate) { c.Mention = "slash" }), cand("b", 0.7, nil)},
 			map[string]string{"a": "host-loads", "b": "inject"}},

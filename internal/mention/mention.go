@@ -21,17 +21,23 @@ const (
 	Name   = "name"   // a multi-part name such as a-b-c on its own
 )
 
-// Found is one mention: the matched name (lower case) and how.
+// Found is one mention: the matched name (as Key) and how.
 type Found struct {
 	Name string
 	How  string
 }
 
-// Names is the set of names skills can be mentioned by (lower case).
+// Names is the set of names skills can be mentioned by, each as Key.
 type Names map[string]bool
 
+// Key is the form names are matched in: lower case, "_" read as "-", so
+// "$My_Skill" finds my-skill.
+func Key(name string) string {
+	return strings.ReplaceAll(strings.ToLower(name), "_", "-")
+}
+
 var (
-	nameChars = `[a-z0-9][a-z0-9._:-]*[a-z0-9]|[a-z0-9]`
+	nameChars = `[a-z0-9][a-z0-9_.:-]*[a-z0-9]|[a-z0-9]`
 	markRe    = lazyre.New(`[@$](` + nameChars + `)`)
 	verbRe    = lazyre.New(`\b(?:use|using|run|invoke|apply|load|follow|try)\s+(?:the\s+|your\s+|our\s+)?(` + nameChars + `)(\s+skill\b)?`)
 	skillRe   = lazyre.New(`\b(` + nameChars + `)\s+skill\b`)
@@ -51,13 +57,14 @@ func Find(p string, known Names) []Found {
 	var out []Found
 	seen := map[string]bool{}
 	add := func(name, how string) {
+		name = Key(name)
 		if known[name] && !seen[name] {
 			seen[name] = true
 			out = append(out, Found{Name: name, How: how})
 		}
 	}
 	if name, _, ok := prompt.Slash(p); ok {
-		add(strings.ToLower(name), Slash)
+		add(name, Slash)
 	}
 	low := strings.ToLower(p)
 	for _, m := range markRe.FindAllStringSubmatchIndex(low, -1) {
@@ -105,7 +112,7 @@ func startsWithInvocation(p string, found []Found) bool {
 	}
 	first := wordRe.FindString(t[1:])
 	for _, f := range found {
-		if f.Name == first && f.How != Name {
+		if f.Name == Key(first) && f.How != Name {
 			return true
 		}
 	}

@@ -42,6 +42,13 @@ func TestFind(t *testing.T) {
 		{"read create-branch.md", nil},                            // a file name
 		{"costs 3$gh-fix-ci", nil},                                // glued to a word
 		{"the pdf-tools skill", []Found{{"pdf-tools", Phrase}}},
+		// "_" for "-", and case, do not matter.
+		{"$gh_fix_ci", []Found{{"gh-fix-ci", Dollar}}},
+		{"@GH_Fix_CI please", []Found{{"gh-fix-ci", At}}},
+		{"use the Webapp_Testing skill", []Found{{"webapp-testing", Phrase}}},
+		{"rename create_branch_name in main.go", nil}, // an identifier, not a mention
+		{"call gh_fix_ci() from the script", nil},     // a bare snake_case word
+		{"$gh_fix_ci_now", nil},                       // another name
 	}
 	for _, tt := range tests {
 		got := Find(tt.prompt, known)

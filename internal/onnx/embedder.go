@@ -35,27 +35,11 @@ type Embedder struct {
 	sess  *ort.DynamicAdvancedSession
 }
 
-// ModelDir returns the directory holding a model's files: SKI_MODEL_DIR/<id>,
-// or SKI_MODEL_DIR itself when it holds the files directly, else
-// $XDG_DATA_HOME/ski/models/<id>.
-func ModelDir(m embed.Model, getenv func(string) string) string {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if d := getenv("SKI_MODEL_DIR"); d != "" {
-		if _, err := os.Stat(filepath.Join(d, m.ID, m.Files[0].Name)); err == nil {
-			return filepath.Join(d, m.ID)
-		}
-		return d
-	}
-	return filepath.Join(xdg.Resolve(getenv).Data, "models", m.ID)
-}
-
 // Check says whether model m looks installed, without loading anything:
 // its files are where they belong, with the right sizes, and a runtime
 // library can be found.
 func Check(m embed.Model, env embed.Env) error {
-	if err := checkFiles(m, ModelDir(m, env.Getenv)); err != nil {
+	if err := checkFiles(m, embed.ModelDir(m, env.Getenv)); err != nil {
 		return err
 	}
 	lib, err := findRuntime(env)
@@ -70,7 +54,7 @@ func Check(m embed.Model, env embed.Env) error {
 
 // Open loads model m: its tokenizer, then an ONNX Runtime session.
 func Open(m embed.Model, env embed.Env) (embed.Embedder, error) {
-	dir := ModelDir(m, env.Getenv)
+	dir := embed.ModelDir(m, env.Getenv)
 	if err := checkFiles(m, dir); err != nil {
 		return nil, err
 	}

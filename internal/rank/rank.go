@@ -169,11 +169,11 @@ func NewCatalog(idx *vecfile.Index) *Catalog {
 	return c
 }
 
-// namesIn returns the names skills can be mentioned by that occur in low
-// (the prompt in lower case), and the entries each names: a mention's name
-// is always in the prompt's text, so with thousands of skills only a few
-// names are ever looked at further.
-func (c *Catalog) namesIn(low string) (mention.Names, map[string][]int) {
+// namesIn returns the names skills can be mentioned by (as mention.Key)
+// that occur in key (the prompt as mention.Key), and the entries each
+// names: a mention's name is always in the prompt's text, so with
+// thousands of skills only a few names are ever looked at further.
+func (c *Catalog) namesIn(key string) (mention.Names, map[string][]int) {
 	names, byName := mention.Names{}, map[string][]int{}
 	for i, e := range c.idx.Entries {
 		s := e.Skill
@@ -182,7 +182,7 @@ func (c *Catalog) namesIn(low string) (mention.Names, map[string][]int) {
 			if n == "" || j > 0 && n == s.Name || j == 2 && n == s.Invoke {
 				continue
 			}
-			if n = strings.ToLower(n); strings.Contains(low, n) {
+			if n = mention.Key(n); strings.Contains(key, n) {
 				names[n] = true
 				byName[n] = append(byName[n], i)
 			}
@@ -252,7 +252,7 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	}
 	low := strings.ToLower(q.Prompt)
 	mentioned := map[int]string{}
-	names, byName := c.namesIn(low)
+	names, byName := c.namesIn(mention.Key(q.Prompt))
 	for _, m := range mention.Find(q.Prompt, names) {
 		for _, i := range byName[m.Name] {
 			if _, dup := mentioned[i]; !dup {
@@ -441,7 +441,7 @@ func (c *Catalog) candidate(q Query, s record.Skill) record.Candidate {
 	return record.Candidate{
 		Kind: record.KindCandidate, QueryID: q.ID, SessionID: q.SessionID, Cwd: q.Cwd, Host: q.Host,
 		Model: c.idx.Header.Model, ID: s.ID, Name: s.Name, Invoke: s.Invoke, Path: s.Path, Dir: s.Dir,
-		DisableModelInvocation: s.DisableModelInvocation, AutoInject: s.AutoInject,
+		DisableModelInvocation: s.DisableModelInvocation, AutoInject: s.AutoInject, UserInvocable: s.UserInvocable,
 		Affinity: nonNil(s.Affinity),
 	}
 }

@@ -108,6 +108,11 @@ func TestMentions(t *testing.T) {
 	if c[0].ID != "debugging/systematic-debugging" || c[0].Mention != "at" || c[0].Score < MentionScore {
 		t.Fatalf("mention: %+v", c[0])
 	}
+	// "_" for "-" and case do not matter.
+	c = rank(t, path, "$Systematic_Debugging why is the sky blue", Options{Top: 1})
+	if c[0].ID != "debugging/systematic-debugging" || c[0].Mention != "dollar" {
+		t.Fatalf("$Systematic_Debugging: %+v", c[0])
+	}
 	// A slash command names the skill but gets no bonus and sets no top.
 	c = rank(t, path, "/postmortem", Options{})
 	var slash *record.Candidate

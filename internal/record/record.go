@@ -6,6 +6,7 @@ package record
 const (
 	KindSkill     = "skill"     // ski-scan: a usable skill
 	KindError     = "error"     // ski-scan: a skill that could not be used
+	KindWarning   = "warning"   // ski-scan: a usable skill that breaks a host's rule
 	KindQuery     = "query"     // ski-embed --query: a prompt with its vector
 	KindCandidate = "candidate" // ski-rank: one skill scored against one query
 	KindSelection = "selection" // ski-select: a candidate with a decision
@@ -69,6 +70,17 @@ type ScanError struct {
 	Reason string `json:"reason"`
 }
 
+// Warning is a ski-scan line for a skill that ski can use but that breaks
+// a frontmatter rule the host documents, so the host may refuse it or cut
+// it short.
+type Warning struct {
+	Kind   string `json:"kind"` // KindWarning
+	Path   string `json:"path"`
+	ID     string `json:"id"`
+	Host   string `json:"host"`
+	Reason string `json:"reason"`
+}
+
 // Candidate is one ski-rank line: a skill scored against a query.
 type Candidate struct {
 	Kind      string `json:"kind"` // KindCandidate
@@ -95,9 +107,12 @@ type Candidate struct {
 	Mention string   `json:"mention"`
 	Why     []string `json:"why"`
 
-	DisableModelInvocation bool     `json:"disable_model_invocation"`
-	AutoInject             bool     `json:"auto_inject"`
-	Affinity               []string `json:"affinity"`
+	DisableModelInvocation bool `json:"disable_model_invocation"`
+	AutoInject             bool `json:"auto_inject"`
+	// UserInvocable is false for a skill the host keeps out of its /
+	// menu: "/name" does not load it.
+	UserInvocable bool     `json:"user_invocable"`
+	Affinity      []string `json:"affinity"`
 }
 
 // Decisions ski-select makes about a candidate.

@@ -110,9 +110,21 @@ func (o Options) text(inject, recommend []record.Selection, set Settings) (strin
 			return "", err
 		}
 	} else {
+		// A skill the model may not invoke (disable-model-invocation) only
+		// gets here when the user named it: a directive to load it with the
+		// Skill tool would ask for what the host refuses, so it comes as
+		// its body.
+		var bodies []record.Selection
 		for _, s := range inject {
+			if s.DisableModelInvocation {
+				bodies = append(bodies, s)
+				continue
+			}
 			b.WriteString(o.directive(s, set.Strength))
 			b.WriteString("\n")
+		}
+		if err := o.bodies(&b, bodies, set.CharBudget); err != nil {
+			return "", err
 		}
 	}
 	if len(recommend) > 0 {

@@ -88,3 +88,28 @@ func TestBodyBudget(t *testing.T) {
 		t.Errorf("no base directory: %s", ctx)
 	}
 }
+
+// A mentioned skill the model may not invoke comes as its body, not as a
+// directive to the Skill tool, which the host would refuse.
+func TestNoDirectiveForSkillsTheModelMayNotInvoke(t *testing.T) {
+	deploy := sel("deploy", "inject")
+	deploy.DisableModelInvocation, deploy.Mention = true, "at"
+	for _, host := range []string{"claude", "opencode"} {
+		out := run(t, opts(host, Settings{Mode: "directive", Strength: "auto", CharBudget: 6000}), sel("postmortem", "inject"), deploy)
+		var p struct {
+			HookSpecificOutput struct{ AdditionalContext string }
+			Inject             string
+		}
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Fatal(err)
+		}
+		ctx := p.HookSpecificOutput.AdditionalContext + p.Inject
+		if !strings.Contains(ctx, `load the skill "postmortem"`) && !strings.Contains(ctx, `skill "postmortem" matches`) {
+			t.Errorf("%s: no directive for postmortem: %s", host, ctx)
+		}
+		if strings.Contains(ctx, `"deploy" matches`) || strings.Contains(ctx, `load the skill "deploy"`) ||
+			!strings.Contains(ctx, `<skill name="deploy"`) || !strings.Contains(ctx, "# Body of /skills/deploy/SKILL.md") {
+			t.Errorf("%s: deploy should come as its body: %s", host, ctx)
+		}
+	}
+}

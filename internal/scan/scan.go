@@ -186,21 +186,21 @@ func load(o Options, r Root, h hit) (record.Skill, error) {
 }
 
 // Run scans and writes the skill records, then the error records, one per
-// line. The caller flushes w.
-func Run(o Options, w *ndjson.Writer) error {
+// line, and returns what it wrote. The caller flushes w.
+func Run(o Options, w *ndjson.Writer) (Result, error) {
 	res, err := Scan(o)
 	if err != nil {
-		return err
+		return res, err
 	}
 	for _, s := range res.Skills {
 		if err := w.Encode(s); err != nil {
-			return err
+			return res, err
 		}
 	}
 	for _, e := range res.Errors {
 		if err := w.Encode(e); err != nil {
-			return err
+			return res, err
 		}
 	}
-	return nil
+	return res, nil
 }

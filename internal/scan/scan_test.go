@@ -71,7 +71,7 @@ func TestEmptyListsAreArrays(t *testing.T) {
 	writeSkill(t, filepath.Join(root, "x"), "x")
 	var out bytes.Buffer
 	w := ndjson.NewWriter(&out)
-	if err := Run(Options{Roots: []string{root}, Home: tempDir(t)}, w); err != nil {
+	if _, err := Run(Options{Roots: []string{root}, Home: tempDir(t)}, w); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Flush(); err != nil {
@@ -360,7 +360,7 @@ func TestRunOrderAndDeterminism(t *testing.T) {
 	run := func() string {
 		var out bytes.Buffer
 		w := ndjson.NewWriter(&out)
-		if err := Run(o, w); err != nil {
+		if _, err := Run(o, w); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Flush(); err != nil {

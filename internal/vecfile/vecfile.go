@@ -10,7 +10,8 @@
 //	table    uint32 length + uint32 CRC-32 (IEEE) of the table + the table:
 //	           count × { id, name, invoke, path, dir,
 //	                     keywords, aliases, tags, affinity (lists),
-//	                     byte flags (1 disable_model_invocation, 2 auto_inject) }
+//	                     byte flags (1 disable_model_invocation, 2 auto_inject,
+//	                     4 not user_invocable) }
 //	           count × Dim × binary16: the vectors (package quant)
 //	           n × { intent kind, concept text, Dim × float32 vector }
 //	           text  n + bm25.Inverted of the skills' text terms
@@ -211,7 +212,7 @@ func Read(path string, rc RecordCodec) (*Index, error) {
 // ReadRanking loads what ranking reads of the index at path: the header,
 // the BM25 statistics and every entry's vector and terms, with only these
 // fields of its Skill: ID, Name, Invoke, Path, Dir, Keywords, Aliases,
-// Tags, Affinity, DisableModelInvocation and AutoInject.
+// Tags, Affinity, DisableModelInvocation, AutoInject and UserInvocable.
 func ReadRanking(path string) (*Index, error) {
 	return readFile(path, ranking, nil)
 }
@@ -375,6 +376,9 @@ func decodeTable(tbl string, idx *Index) error {
 		sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity = c.list(), c.list(), c.list(), c.list()
 		flags := c.u8()
 		sk.DisableModelInvocation, sk.AutoInject = flags&1 != 0, flags&2 != 0
+		// Set when a skill is not user-invocable, so indexes written before
+		// the flag read as the default, user-invocable.
+		sk.UserInvocable = flags&4 == 0
 		if c.bad {
 			return fmt.Errorf("entry %d: cut short", i)
 		}
@@ -543,6 +547,9 @@ func appendTable(b []byte, idx *Index) ([]byte, error) {
 		}
 		if sk.AutoInject {
 			flags |= 2
+		}
+		if !sk.UserInvocable {
+			flags |= 4
 		}
 		b = append(b, flags)
 	}

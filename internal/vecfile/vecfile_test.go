@@ -99,9 +99,17 @@ func TestReadRanking(t *testing.T) {
 	s := want.Entries[0].Skill
 	ranked := record.Skill{ID: s.ID, Name: s.Name, Invoke: s.Invoke, Path: s.Path, Dir: s.Dir,
 		Keywords: s.Keywords, Aliases: s.Aliases, Tags: s.Tags, Affinity: s.Affinity,
-		DisableModelInvocation: true, AutoInject: true}
+		DisableModelInvocation: true, AutoInject: true, UserInvocable: true}
 	if !reflect.DeepEqual(got.Entries[0].Skill, ranked) {
 		t.Errorf("ranking fields:\n got %+v\nwant %+v", got.Entries[0].Skill, ranked)
+	}
+	// A skill kept out of the / menu says so.
+	want.Entries[0].Skill.UserInvocable = false
+	if err := Write(path, want, plain{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = ReadRanking(path); err != nil || got.Entries[0].Skill.UserInvocable {
+		t.Errorf("user_invocable false read back as %+v, %v", got.Entries[0].Skill, err)
 	}
 	for i, e := range got.Entries {
 		if e.Vector != nil || e.Terms != nil {

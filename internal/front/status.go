@@ -1,0 +1,365 @@
+package front
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/embedsrv"
+	"github.com/skill-inject/ski/internal/hostrules"
+	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/ledger"
+	"github.com/skill-inject/ski/internal/query"
+	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+const statusDoc = `Usage: ski status [--host claude|opencode] [--cwd DIR]
+
+For the project and host: the skill roots and how many usable skills (and
+error and warning records) each holds, the index (model, age, size,
+whether it is up to date, build progress), the embed server, and what ski
+did in the most recent session: skills injected, suggested, and loaded by
+the model itself.`
+
+func runStatus(w *world, args []string) error {
+	f := w.flags("status", statusDoc)
+	if err := w.parseNoArgs(f, args); err != nil {
+		return err
+	}
+	out := &lines{}
+	out.add("ski %s — project %s, host %s", cli.Version(), w.cwd, w.host)
+
+	o := w.scanOptions()
+	res, err := scan.Scan(o)
+	if err != nil {
+		return fmt.Errorf("scan: %w", err)
+	}
+	warns := hostrules.CheckAll(w.host, res.Skills)
+	out.add("")
+	out.add("skills: %d usable, %d errors, %d warnings", len(res.Skills), len(res.Errors), len(warns))
+	for _, r := range scan.Roots(o) {
+		n, e := 0, 0
+		for _, s := range res.Skills {
+			if s.Root == r.Path {
+				n++
+			}
+		}
+		for _, s := range res.Errors {
+			if s.Root == r.Path {
+				e++
+			}
+		}
+		extra := ""
+		if e > 0 {
+			extra = fmt.Sprintf(", %d errors", e)
+		}
+		if _, err := os.Stat(r.Path); err != nil {
+			extra += " (missing)"
+		}
+		out.add("  %-8s %s: %d skills%s", r.Scope, r.Path, n, extra)
+	}
+	for _, e := range res.Errors {
+		out.add("  error    %s: %s", e.Path, e.Reason)
+	}
+	for _, wr := range warns {
+		out.add("  warning  %s: %s", wr.Path, wr.Reason)
+	}
+
+	out.add("")
+	ix := w.indexState(o)
+	out.add("index: %s", ix.path)
+	out.add("  %s", ix.summary())
+	out.add("  %s", ix.build.summary())
+
+	out.add("")
+	out.add("embed server: %s", w.serverState().summary())
+
+	out.add("")
+	w.lastSession(out)
+	for _, m := range w.warnings {
+		out.add("warning: %s", m)
+	}
+	_, err = fmt.Fprint(w.env.Stdout, out.String())
+	return err
+}
+
+// lines builds a report line by line.
+type lines struct{ strings.Builder }
+
+func (l *lines) add(format string, args ...any) {
+	fmt.Fprintf(&l.Builder, format, args...)
+	l.WriteByte('\n')
+}
+
+// table adds rows under a header, in aligned columns.
+func (l *lines) table(header []string, rows [][]string) {
+	tw := tabwriter.NewWriter(&l.Builder, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+}
+
+// indexInfo is the state of the project's automatic index.
+type indexInfo struct {
+	path   string
+	model  string // the model the config asks for
+	header vecfile.Header
+	size   int64
+	mtime  time.Time
+	err    error // unreadable; nil when missing or fine
+	exists bool
+	fresh  bool // built by model from the skill files as they are now
+	build  buildProgress
+}
+
+func (w *world) indexState(o scan.Options) indexInfo {
+	model := w.model()
+	ix := indexInfo{model: model,
+		path: index.PathFor(w.dirs.Cache, w.host, model, query.RootPaths(scan.Roots(o)))}
+	ix.build = readProgress(ix.path + ".progress")
+	st, err := os.Stat(ix.path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			ix.err = err
+		}
+		return ix
+	}
+	ix.exists, ix.size, ix.mtime = true, st.Size(), st.ModTime()
+	if ix.header, ix.err = vecfile.ReadHeader(ix.path); ix.err != nil {
+		return ix
+	}
+	stamp, err := scan.Stamp(o)
+	ix.fresh = err == nil && stamp == ix.header.Stamp && ix.header.Model == model
+	return ix
+}
+
+func (ix indexInfo) summary() string {
+	switch {
+	case ix.err != nil:
+		return fmt.Sprintf("unreadable: %v", ix.err)
+	case !ix.exists:
+		return "not built yet"
+	}
+	state := "up to date"
+	if !ix.fresh {
+		state = "out of date (skills changed since it was built)"
+		if ix.header.Model != ix.model {
+			state = fmt.Sprintf("built with %s, the config asks for %s", ix.header.Model, ix.model)
+		}
+	}
+	return fmt.Sprintf("model %s, %d skills, %s, built %s ago; %s", ix.header.Model, ix.header.Count,
+		size(ix.size), age(time.Since(ix.mtime)), state)
+}
+
+// buildProgress is what a running index build writes beside the index
+// (<index>.progress).
+type buildProgress struct {
+	PID     int       `json:"pid"`
+	Model   string    `json:"model"`
+	Total   int       `json:"total"`
+	Done    int       `json:"done"`
+	Started time.Time `json:"started"`
+	Updated time.Time `json:"updated"`
+	found   bool
+	err     error
+}
+
+func readProgress(path string) buildProgress {
+	var p buildProgress
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p
+	}
+	p.found = true
+	if err == nil {
+		err = json.Unmarshal(b, &p)
+	}
+	p.err = err
+	return p
+}
+
+func (p buildProgress) summary() string {
+	switch {
+	case !p.found:
+		return "no build running"
+	case p.err != nil:
+		return fmt.Sprintf("build progress unreadable: %v", p.err)
+	}
+	pct := 0
+	if p.Total > 0 {
+		pct = 100 * p.Done / p.Total
+	}
+	if !alive(p.PID) {
+		return fmt.Sprintf("no build running (one stopped at %d of %d skills, %d%%; it resumes at the next session start)", p.Done, p.Total, pct)
+	}
+	return fmt.Sprintf("building with %s: %d of %d skills (%d%%), pid %d, started %s ago", p.Model, p.Done, p.Total, pct, p.PID, age(time.Since(p.Started)))
+}
+
+// alive reports whether a process with that id runs.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// serverInfo is the state of the embed server for the configured model.
+type serverInfo struct {
+	model   string
+	lexical bool // the model needs no server
+	socket  string
+	pid     int
+	err     error // the run dir is unusable, or the server did not answer
+	running bool
+	other   string // the executable of a server of another install or build
+}
+
+func (w *world) serverState() serverInfo {
+	model := w.model()
+	s := serverInfo{model: model}
+	m, err := embed.Lookup(model)
+	if err != nil {
+		s.err = err
+		return s
+	}
+	if m.Backend == "lexical" {
+		s.lexical = true
+		return s
+	}
+	run, err := embedsrv.RunDir(w.env.Getenv, w.dirs.State)
+	if err != nil {
+		s.err = err
+		return s
+	}
+	s.socket = embedsrv.SocketPath(run, model, embed.Env{Getenv: w.env.Getenv, Runtime: w.config().OnnxRuntime})
+	if b, err := os.ReadFile(s.socket + ".lock"); err == nil {
+		s.pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	if _, err := os.Stat(s.socket); err != nil {
+		return s
+	}
+	// A server takes a handshake of another build as its cue to make way,
+	// so one run by another program is only reported, not asked.
+	ours := filepath.Join(w.bin, "ski-embed-onnx")
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", s.pid)); err == nil && alive(s.pid) && !same(exe, ours) {
+		s.other = exe
+		return s
+	}
+	c := &embedsrv.Client{Local: modelOnly{m}, Socket: s.socket, Build: embedsrv.BuildOf(ours), Timeout: 2 * time.Second}
+	defer c.Close()
+	if s.err = c.Ping(); s.err == nil {
+		s.running = true
+	}
+	return s
+}
+
+func (s serverInfo) summary() string {
+	switch {
+	case s.lexical:
+		return fmt.Sprintf("not used (%s needs no model process)", s.model)
+	case s.running:
+		return fmt.Sprintf("running for %s (pid %d), %s", s.model, s.pid, s.socket)
+	case s.other != "":
+		return fmt.Sprintf("a server of another install or build runs (pid %d, %s); it makes way for this one at the next prompt", s.pid, s.other)
+	case s.err != nil && s.socket == "":
+		return fmt.Sprintf("unusable: %v", s.err)
+	case s.err != nil:
+		return fmt.Sprintf("not answering at %s: %v", s.socket, s.err)
+	}
+	return "not running (the next session start starts it; prompts until then load the model in process)"
+}
+
+// modelOnly stands in for an embedder in a handshake, which embeds nothing.
+type modelOnly struct{ m embed.Model }
+
+func (e modelOnly) Model() embed.Model { return e.m }
+func (e modelOnly) Close() error       { return nil }
+func (e modelOnly) Embed([]string, embed.Purpose) ([][]float32, error) {
+	return nil, errors.New("a handshake embeds nothing")
+}
+
+// lastSession reports what ski did in the most recently updated session.
+func (w *world) lastSession(out *lines) {
+	st := &ledger.Store{Dir: ledger.Dir(w.dirs.State)}
+	ledgers, err := st.List()
+	if err != nil {
+		out.add("sessions: %v", err)
+		return
+	}
+	var last *ledger.Ledger
+	for _, l := range ledgers {
+		if last == nil || l.Updated().After(last.Updated()) {
+			last = l
+		}
+	}
+	if last == nil {
+		out.add("last session: none recorded yet")
+		return
+	}
+	out.add("last session: %s, updated %s ago", last.SessionID(), age(time.Since(last.Updated())))
+	byKind := map[string][]string{}
+	for _, e := range last.Events() {
+		if e.ID != "" {
+			byKind[e.Kind] = appendNew(byKind[e.Kind], e.ID)
+		}
+	}
+	for _, k := range []struct{ kind, label string }{
+		{ledger.EventInject, "injected"},
+		{ledger.EventRecommend, "suggested"},
+		{ledger.EventLoad, "loaded by the model"},
+		{ledger.EventHostLoad, "invoked by the user"},
+	} {
+		ids := byKind[k.kind]
+		if len(ids) == 0 {
+			ids = []string{"-"}
+		}
+		out.add("  %-20s %s", k.label+":", strings.Join(ids, ", "))
+	}
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// age is a duration for people: "40s", "12m", "5h", "3d".
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// size is a byte count for people.
+func size(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}

@@ -1,0 +1,194 @@
+package front
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/gate"
+	"github.com/skill-inject/ski/internal/ndjson"
+	"github.com/skill-inject/ski/internal/query"
+	"github.com/skill-inject/ski/internal/record"
+)
+
+const whyDoc = `Usage: ski why [--host claude|opencode] [--cwd DIR] [--top N] [--session ID] [--json] "PROMPT"
+
+Runs the prompt through the pipeline the prompt hook runs (ski-embed
+--query, ski-rank, ski-select) for the project and host, and shows every
+candidate: its score and the parts of it, the decision, the gate that
+made it and why, and its band (inject: at or above inject_similarity;
+suggest: between min_similarity and it; below: under min_similarity).
+Nothing is recorded: the session ledger is only read, and only with
+--session.`
+
+// whyReport is what ski why --json prints.
+type whyReport struct {
+	Prompt     string         `json:"prompt"`
+	Host       string         `json:"host"`
+	Cwd        string         `json:"cwd"`
+	Model      string         `json:"model"`
+	Index      string         `json:"index"`
+	Text       string         `json:"text"`
+	Intent     string         `json:"intent"`
+	Gates      whyGates       `json:"gates"`
+	Candidates []whyCandidate `json:"candidates"`
+	Warnings   []string       `json:"warnings,omitempty"`
+}
+
+// whyGates are the gate values in force, by their config keys.
+type whyGates struct {
+	MinSimilarity    float64  `json:"min_similarity"`
+	InjectSimilarity float64  `json:"inject_similarity"`
+	ScoreMargin      float64  `json:"score_margin"`
+	MaxSkills        int      `json:"max_skills"`
+	Deny             []string `json:"deny"`
+	Force            []string `json:"force"`
+}
+
+type whyCandidate struct {
+	record.Selection
+	Band string `json:"band"`
+}
+
+func runWhy(w *world, args []string) error {
+	f := w.flags("why", whyDoc)
+	asJSON := f.Bool("json", false, "print one JSON object for machines instead of a table")
+	top := f.Int("top", 10, "candidates shown, `n`; 0 means all")
+	session := f.String("session", "", "take what session `ID` has already seen into account (read only)")
+	if err := w.parse(f, args); err != nil {
+		return err
+	}
+	if f.NArg() != 1 || strings.TrimSpace(f.Arg(0)) == "" {
+		return cli.Usagef("give the prompt as one argument: ski why \"PROMPT\"")
+	}
+	rep, err := w.why(f.Arg(0), *top, *session)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w.env.Stdout, "%s\n", b)
+		return err
+	}
+	return writeWhy(w.env.Stdout, rep)
+}
+
+// why runs the prompt through the stages beside ski.
+func (w *world) why(prompt string, top int, session string) (*whyReport, error) {
+	event, _ := json.Marshal(map[string]string{"prompt": prompt, "cwd": w.cwd, "session_id": session})
+	q, err := w.stage(event, "ski-embed", "--query", "--host", w.host)
+	if err != nil {
+		return nil, fmt.Errorf("ski-embed --query: %w", err)
+	}
+	rep := &whyReport{Prompt: prompt, Host: w.host, Cwd: w.cwd, Candidates: []whyCandidate{}}
+	if len(bytes.TrimSpace(q)) == 0 {
+		if query.Hint(event) == "" {
+			rep.Warnings = append(rep.Warnings, "the prompt gives nothing to rank (empty after the host's control text and commands are taken out)")
+		} else {
+			rep.Warnings = append(rep.Warnings, "no index of this project's skills is ready yet: a background build was started (ski status shows it; ski embed --refresh builds it now)")
+		}
+		return rep, nil
+	}
+	var qr struct {
+		Model, Index, Text, Intent string
+	}
+	if err := json.Unmarshal(q, &qr); err != nil {
+		return nil, fmt.Errorf("ski-embed --query wrote %q: %w", cut(q), err)
+	}
+	rep.Model, rep.Index, rep.Text, rep.Intent = qr.Model, qr.Index, qr.Text, qr.Intent
+	if want := w.model(); rep.Model != want {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("ranked with %s: the index for %s is not ready (ski status shows its build)", rep.Model, want))
+	}
+	cands, err := w.stage(q, "ski-rank", "--top", fmt.Sprint(top))
+	if err != nil {
+		return nil, fmt.Errorf("ski-rank: %w", err)
+	}
+	selArgs := []string{"--all"}
+	if session == "" {
+		selArgs = append(selArgs, "--no-ledger")
+	}
+	sels, err := w.stage(cands, "ski-select", selArgs...)
+	if err != nil {
+		return nil, fmt.Errorf("ski-select: %w", err)
+	}
+	g, err := w.res.Gate(rep.Model, w.cwd)
+	if err != nil {
+		return nil, err
+	}
+	rep.Gates = whyGates(g)
+	r := ndjson.NewReader(bytes.NewReader(sels), "ski-select", 1<<24)
+	err = r.Each(func(line []byte) error {
+		var s record.Selection
+		if err := json.Unmarshal(line, &s); err != nil {
+			return r.Errorf("%w", err)
+		}
+		rep.Candidates = append(rep.Candidates, whyCandidate{Selection: s, Band: band(s.Score, g)})
+		return nil
+	})
+	rep.Warnings = append(rep.Warnings, w.warnings...)
+	return rep, err
+}
+
+// band places a score among the gates' thresholds.
+func band(score float64, g gate.Settings) string {
+	switch {
+	case score >= g.InjectSimilarity:
+		return "inject"
+	case score >= g.MinSimilarity:
+		return "suggest"
+	}
+	return "below"
+}
+
+func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error {
+	l := &lines{}
+	l.add("prompt:  %q", rep.Prompt)
+	if rep.Model != "" {
+		l.add("ranked:  %q (intent %s)", rep.Text, orDash(rep.Intent))
+		l.add("model:   %s, host %s, index %s", rep.Model, rep.Host, rep.Index)
+		g := rep.Gates
+		l.add("gates:   min_similarity %.3f, inject_similarity %.3f, score_margin %.3f, max_skills %d",
+			g.MinSimilarity, g.InjectSimilarity, g.ScoreMargin, g.MaxSkills)
+	}
+	l.add("")
+	if len(rep.Candidates) == 0 {
+		l.add("no candidates")
+	} else {
+		var rows [][]string
+		for _, c := range rep.Candidates {
+			rows = append(rows, []string{fmt.Sprint(c.Rank), c.ID, fmt.Sprintf("%.3f", c.Score), fmt.Sprintf("%.3f", c.Cosine),
+				fmt.Sprintf("%.3f", c.Lexical), fmt.Sprintf("%.3f", c.Boost), orDash(c.Mention), c.Band, c.Decision, c.Reason})
+		}
+		l.table([]string{"RANK", "SKILL", "SCORE", "COSINE", "BM25", "BOOST", "MENTION", "BAND", "DECISION", "REASON"}, rows)
+		l.add("")
+		l.add("score parts:")
+		for _, c := range rep.Candidates {
+			l.add("  %s: %s", c.ID, strings.Join(c.Why, "; "))
+		}
+	}
+	for _, m := range rep.Warnings {
+		l.add("warning: %s", m)
+	}
+	_, err := out.Write([]byte(l.String()))
+	return err
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// cut shortens output quoted in an error.
+func cut(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "..."
+	}
+	return string(b)
+}
