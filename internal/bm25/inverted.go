@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -43,53 +44,95 @@ func NewInverted(docs []map[string]int) (*Inverted, error) {
 	if len(docs) > MaxDocuments {
 		return nil, fmt.Errorf("%d documents: at most %d fit a BM25 field", len(docs), MaxDocuments)
 	}
-	byTerm := map[string][]int{}
-	lens := make([]uint32, len(docs))
+	var c Collector
 	for d, doc := range docs {
+		c.Document(d)
 		for t, n := range doc {
-			byTerm[t] = append(byTerm[t], d)
-			lens[d] += uint32(n)
+			c.Add(d, t, n)
 		}
 	}
-	keys := make([]string, 0, len(byTerm))
+	return c.Inverted()
+}
+
+// Collector gathers a field's postings a document at a time, in any
+// order, holding eight bytes a posting and each term once: what a build of
+// thousands of skill bodies needs instead of a map per document.
+type Collector struct {
+	ids   map[string]int // term -> index in terms
+	terms []string
+	post  [][]uint64 // per term: document << 32 | count
+	lens  []uint32   // per document: its length in terms
+}
+
+// Document makes sure document d exists (a document may have no terms).
+func (c *Collector) Document(d int) {
+	for len(c.lens) <= d {
+		c.lens = append(c.lens, 0)
+	}
+}
+
+// Add records that term t occurs n times in document d.
+func (c *Collector) Add(d int, t string, n int) {
+	if c.ids == nil {
+		c.ids = map[string]int{}
+	}
+	c.Document(d)
+	id, ok := c.ids[t]
+	if !ok {
+		id = len(c.terms)
+		c.ids[t] = id
+		c.terms = append(c.terms, t)
+		c.post = append(c.post, nil)
+	}
+	c.post[id] = append(c.post[id], uint64(d)<<32|uint64(uint32(n)))
+	c.lens[d] += uint32(n)
+}
+
+// Inverted encodes the field.
+func (c *Collector) Inverted() (*Inverted, error) {
+	if len(c.lens) > MaxDocuments {
+		return nil, fmt.Errorf("%d documents: at most %d fit a BM25 field", len(c.lens), MaxDocuments)
+	}
+	order := make([]int, len(c.terms))
 	nBytes := 0
-	for t := range byTerm {
-		keys = append(keys, t)
+	for i, t := range c.terms {
+		order[i] = i
 		nBytes += len(t)
 	}
-	sort.Strings(keys)
+	sort.Slice(order, func(a, b int) bool { return c.terms[order[a]] < c.terms[order[b]] })
 	var post []byte
-	starts := make([]uint32, 0, len(keys)+1)
-	for _, t := range keys {
+	starts := make([]uint32, 0, len(order)+1)
+	for _, id := range order {
 		starts = append(starts, uint32(len(post)))
-		ds := byTerm[t]
-		sort.Ints(ds)
+		ps := c.post[id]
+		slices.Sort(ps)
 		prev := 0
-		for _, d := range ds {
+		for _, p := range ps {
+			d := int(p >> 32)
 			post = binary.AppendUvarint(post, uint64(d-prev))
-			post = binary.AppendUvarint(post, uint64(docs[d][t]))
+			post = binary.AppendUvarint(post, p&0xffffffff)
 			prev = d
 		}
 	}
 	starts = append(starts, uint32(len(post)))
-	out := make([]byte, 0, 16+4*len(docs)+8*len(keys)+4+len(post)+nBytes)
-	for _, n := range []int{len(docs), len(keys), len(post), nBytes} {
+	out := make([]byte, 0, 16+4*len(c.lens)+8*len(order)+4+len(post)+nBytes)
+	for _, n := range []int{len(c.lens), len(order), len(post), nBytes} {
 		out = le.AppendUint32(out, uint32(n))
 	}
-	for _, n := range lens {
+	for _, n := range c.lens {
 		out = le.AppendUint32(out, n)
 	}
 	end := 0
-	for _, t := range keys {
-		end += len(t)
+	for _, id := range order {
+		end += len(c.terms[id])
 		out = le.AppendUint32(out, uint32(end))
 	}
 	for _, st := range starts {
 		out = le.AppendUint32(out, st)
 	}
 	out = append(out, post...)
-	for _, t := range keys {
-		out = append(out, t...)
+	for _, id := range order {
+		out = append(out, c.terms[id]...)
 	}
 	v := &Inverted{}
 	if err := v.parse(string(out)); err != nil {
@@ -196,6 +239,16 @@ func (v *Inverted) AddScores(q Query, weight float64, scores []float64) {
 			norm := k1 * (1 - b + b*float64(v.u32(v.lens, d))/v.avgLen)
 			scores[d] += w * f * (k1 + 1) / (f + norm)
 		})
+	}
+}
+
+// Walk calls fn with every posting: each term, a document holding it and
+// how often; for rebuilding a collection without a map per document.
+func (v *Inverted) Walk(fn func(term string, doc, count int)) {
+	for i := range v.nTerms {
+		if t := v.term(i); t != "" {
+			v.each(i, func(d, count int) { fn(t, d, count) })
+		}
 	}
 }
 

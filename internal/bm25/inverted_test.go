@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -24,9 +25,26 @@ func mustInverted(t *testing.T, docs []map[string]int) *Inverted {
 	return v
 }
 
-func TestInvertedTooManyDocuments(t *testing.T) {
-	if _, err := NewInverted(make([]map[string]int, MaxDocuments+1)); err == nil {
-		t.Error("no error")
+// More documents than two bytes can number (the limit of an older layout),
+// added out of order through a Collector, read back as they went in.
+func TestInvertedManyDocuments(t *testing.T) {
+	const n = 70_000
+	var c Collector
+	for d := n - 1; d >= 0; d-- {
+		c.Add(d, fmt.Sprintf("t%d", d%3), 1+d%5)
+	}
+	v, err := c.Inverted()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := v.Documents()
+	if v.Len() != n || docs[n-1][fmt.Sprintf("t%d", (n-1)%3)] != 1+(n-1)%5 || len(docs[123]) != 1 {
+		t.Fatalf("%d documents; last %v", v.Len(), docs[n-1])
+	}
+	walked := 0
+	v.Walk(func(string, int, int) { walked++ })
+	if walked != n {
+		t.Fatalf("Walk saw %d postings, want %d", walked, n)
 	}
 }
 

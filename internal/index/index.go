@@ -57,20 +57,14 @@ func Build(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now ti
 // Identical texts are embedded once.
 func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, now time.Time, o Options) (*vecfile.Index, Stats, error) {
 	m := emb.Model()
-	type kept struct {
-		entry vecfile.Entry
-		body  map[string]int
-	}
-	reuse := map[string]kept{}
-	if old != nil && old.Header.Model == m.ID && old.Header.Dim == m.Dim && old.Header.Text == TextRules {
-		var bodies []map[string]int
-		if old.Body != nil && old.Body.Len() == len(old.Entries) {
-			bodies = old.Body.Documents()
-		}
+	// Old entries that can be kept, by id and hash, with their position:
+	// their body terms are taken from the old body field in one walk
+	// after the loop (a map per document cost ~70 kB a skill).
+	reuse := map[string]int{}
+	if old != nil && old.Header.Model == m.ID && old.Header.Dim == m.Dim && old.Header.Text == TextRules &&
+		old.Body != nil && old.Body.Len() == len(old.Entries) {
 		for i, e := range old.Entries {
-			if bodies != nil {
-				reuse[e.Skill.ID+"\x00"+e.Skill.Hash] = kept{e, bodies[i]}
-			}
+			reuse[e.Skill.ID+"\x00"+e.Skill.Hash] = i
 		}
 	}
 	idx := &vecfile.Index{Header: vecfile.Header{
@@ -81,19 +75,25 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 	var texts []string
 	var keys []embcache.Key
 	waiting := map[embcache.Key][]int{}
-	bodies := make([]map[string]int, 0, len(skills))
+	var bodies bm25.Collector
+	moved := map[int]int{} // old position -> new, for kept entries
 	for _, s := range skills {
-		k, ok := reuse[s.ID+"\x00"+s.Hash]
-		e, body := k.entry, k.body
-		if ok {
+		at := len(idx.Entries)
+		bodies.Document(at)
+		var e vecfile.Entry
+		if i, ok := reuse[s.ID+"\x00"+s.Hash]; ok {
+			e = old.Entries[i]
 			e.Skill = s // path, mtime or root may have moved
+			moved[i] = at
 			stats.Reused++
 		} else {
 			raw := readBody(s.Path)
 			text := DocumentText(s, raw)
 			key := embcache.KeyOf(embed.Document, text)
 			e = vecfile.Entry{Skill: s, Terms: bm25.Terms(text), TextKey: hex.EncodeToString(key[:])}
-			body = BodyTerms(raw)
+			for t, n := range BodyTerms(raw) {
+				bodies.Add(at, t, n)
+			}
 			if v, ok := o.Cache.Lookup(key); ok && len(v) == m.Dim {
 				e.Vector = v
 				stats.Cached++
@@ -101,11 +101,17 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 				if _, ok := waiting[key]; !ok {
 					texts, keys = append(texts, text), append(keys, key)
 				}
-				waiting[key] = append(waiting[key], len(idx.Entries))
+				waiting[key] = append(waiting[key], at)
 			}
 		}
 		idx.Entries = append(idx.Entries, e)
-		bodies = append(bodies, body)
+	}
+	if len(moved) > 0 {
+		old.Body.Walk(func(t string, d, n int) {
+			if at, ok := moved[d]; ok {
+				bodies.Add(at, t, n)
+			}
+		})
 	}
 	if err := embedAll(emb, texts, keys, o, func(k embcache.Key, v []float32) {
 		for _, at := range waiting[k] {
@@ -127,7 +133,7 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 		return nil, stats, err
 	}
 	idx.Header.Intents = intents
-	body, err := bm25.NewInverted(bodies)
+	body, err := bodies.Inverted()
 	if err != nil {
 		return nil, stats, fmt.Errorf("index skill bodies: %w", err)
 	}
