@@ -326,3 +326,43 @@ func TestSkillAddedDuringSession(t *testing.T) {
 		t.Fatalf("removed skill injected: %s", out)
 	}
 }
+
+// ski-embed --gc drops the cached vectors no index holds and keeps the
+// others; a build after it embeds nothing again.
+func TestEmbeddingCacheGC(t *testing.T) {
+	w := newWorld(t)
+	w.sessionStart("claude")
+	cacheDir := filepath.Join(w.home, ".cache", "ski")
+	c, err := embcache.Open(cacheDir, "lexical-v1", 1024, nil)
+	if err != nil || c.Len() == 0 {
+		t.Fatalf("cache after the build: %v vectors, %v", c.Len(), err)
+	}
+	held := c.Len()
+	stray := make([]float32, 1024)
+	stray[7] = 1
+	if err := c.Append([]embcache.Key{embcache.KeyOf(0, "a text no skill has")}, [][]float32{stray}); err != nil {
+		t.Fatal(err)
+	}
+	r := w.stage(nil, "ski-embed", "--gc")
+	if r.code != 0 || !strings.Contains(r.stderr, fmt.Sprintf("kept %d vectors, dropped 1", held)) {
+		t.Fatalf("gc: %+v", r)
+	}
+	if again, _ := embcache.Open(cacheDir, "lexical-v1", 1024, nil); again.Len() != held {
+		t.Fatalf("after gc: %d vectors, want %d", again.Len(), held)
+	}
+	os.Remove(w.modelIndexOrLexical())
+	line := w.refresh()
+	if line["embedded"].(float64) != 0 || int(line["cached"].(float64)) != held {
+		t.Fatalf("build after gc: %v", line)
+	}
+}
+
+// modelIndexOrLexical is the world's one index file.
+func (w *world) modelIndexOrLexical() string {
+	w.t.Helper()
+	files, _ := filepath.Glob(filepath.Join(w.indexDir(), "*.skv"))
+	if len(files) != 1 {
+		w.t.Fatalf("want one index, got %v", files)
+	}
+	return files[0]
+}

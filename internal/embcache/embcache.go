@@ -305,9 +305,9 @@ func (c *Cache) compact() error {
 	return c.rewrite(keep)
 }
 
-// Keep rewrites the cache with only the vectors whose keys keep holds (a
+// Keep rewrites the cache with only the vectors keep says yes to (a
 // garbage collection), and reports how many it dropped.
-func (c *Cache) Keep(keep map[Key]bool) (int, error) {
+func (c *Cache) Keep(keep func(Key, []float32) bool) (int, error) {
 	f, _, err := c.lockedFile()
 	if err != nil {
 		return 0, err
@@ -319,7 +319,7 @@ func (c *Cache) Keep(keep map[Key]bool) (int, error) {
 	}
 	var kept []Key
 	for _, k := range c.order {
-		if keep[k] {
+		if keep(k, c.vecs[k]) {
 			kept = append(kept, k)
 		} else {
 			delete(c.vecs, k)

@@ -1,7 +1,6 @@
 package embedcmd
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/ndjson"
+	"github.com/skill-inject/ski/internal/quant"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/xdg"
@@ -277,9 +277,10 @@ func (b builds) buildIndex(path string) error {
 }
 
 // gc drops from every model's embedding cache the vectors that no index
-// under ski's cache folder uses.
+// under ski's cache folder holds (an index keeps each vector as half
+// floats, so a cached vector is matched by its half-float form).
 func (b builds) gc() error {
-	used := map[string]map[embcache.Key]bool{} // by model
+	used := map[string]map[string]bool{} // model -> half-float vectors
 	paths, _ := filepath.Glob(filepath.Join(b.dirs.Cache, "index", "*.skv"))
 	for _, path := range paths {
 		idx, err := indexfile.Read(path)
@@ -287,17 +288,13 @@ func (b builds) gc() error {
 			b.warn(fmt.Sprintf("gc: %v (skipped)", err))
 			continue
 		}
-		keys := used[idx.Header.Model]
-		if keys == nil {
-			keys = map[embcache.Key]bool{}
-			used[idx.Header.Model] = keys
+		vecs := used[idx.Header.Model]
+		if vecs == nil {
+			vecs = map[string]bool{}
+			used[idx.Header.Model] = vecs
 		}
 		for _, e := range idx.Entries {
-			var k embcache.Key
-			if raw, err := hex.DecodeString(e.TextKey); err == nil && len(raw) == len(k) {
-				copy(k[:], raw)
-				keys[k] = true
-			}
+			vecs[string(quant.Half(e.Vector))] = true
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(embcache.Dir(b.dirs.Cache), "*.vec"))
@@ -311,7 +308,7 @@ func (b builds) gc() error {
 		if err != nil {
 			return err
 		}
-		dropped, err := c.Keep(used[id])
+		dropped, err := c.Keep(func(_ embcache.Key, v []float32) bool { return used[id][string(quant.Half(v))] })
 		if err != nil {
 			return err
 		}

@@ -90,7 +90,7 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 			raw := readBody(s.Path)
 			text := DocumentText(s, raw)
 			key := embcache.KeyOf(embed.Document, text)
-			e = vecfile.Entry{Skill: s, Terms: bm25.Terms(text), TextKey: hex.EncodeToString(key[:])}
+			e = vecfile.Entry{Skill: s, Terms: bm25.Terms(text)}
 			for t, n := range BodyTerms(raw) {
 				bodies.Add(at, t, n)
 			}

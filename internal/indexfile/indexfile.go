@@ -24,7 +24,7 @@ type Zstd struct{}
 
 // Compress packs the records into one frame.
 func (Zstd) Compress(plain []byte) ([]byte, error) {
-	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return nil, err
 	}

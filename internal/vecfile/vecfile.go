@@ -17,9 +17,8 @@
 //	           text  n + bm25.Inverted of the skills' text terms
 //	           body  n + bm25.Inverted of the skills' whole bodies
 //	records  uint32 length + uint32 CRC-32 of the records + the records,
-//	         count × { uint32 length + JSON record.Skill with the entry's
-//	         "text_key" } compressed by a RecordCodec (package indexfile's:
-//	         one zstd frame)
+//	         count × { uint32 length + JSON record.Skill } compressed by
+//	         a RecordCodec (package indexfile's: one zstd frame)
 //
 // The table holds everything ranking reads, in binary, so that
 // ReadRanking, which every prompt runs, reads the header and the table and
@@ -43,9 +42,8 @@
 // ~200 maps on every prompt. Version 6 moved the intents' concepts (a
 // text and a query vector each) from the JSON header into the table.
 // Version 7 checksums the header too, so that a byte flipped anywhere in
-// the file is found, records the key of each entry's embedded text in the
-// embedding cache (package embcache), for its garbage collection, keeps the
-// vectors as half-precision floats in one block after the entries, and
+// the file is found, keeps the vectors as half-precision floats in one
+// block after the entries, and
 // stores the BM25 fields' postings as varints: an index of 10,000 skills
 // is about half the size, and ranking reads the vectors in place.
 package vecfile
@@ -118,15 +116,6 @@ type Entry struct {
 	Skill  record.Skill
 	Vector []float32
 	Terms  map[string]int
-	// TextKey is the hex key of the embedded text in the embedding cache
-	// ("" when unknown); only Read sets it.
-	TextKey string
-}
-
-// storedRecord is an entry's record as the records section keeps it.
-type storedRecord struct {
-	record.Skill
-	TextKey string `json:"text_key,omitempty"`
 }
 
 // Index is a whole file in memory.
@@ -436,7 +425,7 @@ func field(c *cursor, name string, n int) (*bm25.Inverted, error) {
 func decodeRecords(recs string, idx *Index) error {
 	c := &cursor{s: recs}
 	for i := range idx.Entries {
-		var sk storedRecord
+		var sk record.Skill
 		rec := c.take(int(c.u32()))
 		if c.bad {
 			return fmt.Errorf("skill %d: %w", i, io.ErrUnexpectedEOF)
@@ -447,7 +436,7 @@ func decodeRecords(recs string, idx *Index) error {
 		if id := idx.Entries[i].Skill.ID; sk.ID != id {
 			return fmt.Errorf("skill %d: record of %q, table says %q", i, sk.ID, id)
 		}
-		idx.Entries[i].Skill, idx.Entries[i].TextKey = sk.Skill, sk.TextKey
+		idx.Entries[i].Skill = sk
 		dim := idx.Header.Dim
 		idx.Entries[i].Vector = quant.Expand(idx.quant[2*i*dim : 2*(i+1)*dim])
 	}
@@ -504,7 +493,7 @@ func Encode(w io.Writer, idx *Index, rc RecordCodec) error {
 	}
 	var recs []byte
 	for _, e := range idx.Entries {
-		b, err := json.Marshal(storedRecord{e.Skill, e.TextKey})
+		b, err := json.Marshal(e.Skill)
 		if err != nil {
 			return err
 		}
