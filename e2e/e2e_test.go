@@ -200,7 +200,26 @@ func (w *world) sessionStart(host string) {
 	w.t.Helper()
 	name := map[string]string{"claude": "claude-session-startup.json", "opencode": "opencode-session-startup.json"}[host]
 	w.hook(host, "session-start", w.payload(name))
-	w.waitBuilds()
+	w.waitReady(host, w.payload(name))
+}
+
+// waitReady waits until the index check the session-start hook runs in the
+// background says the host's index is current: the same check, repeated
+// (it starts no second builder while one runs).
+func (w *world) waitReady(host string, event []byte) {
+	w.t.Helper()
+	for end := time.Now().Add(90 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		r := w.stage(event, "ski-embed", "--refresh", "--background", "--host", host)
+		if r.code != 0 {
+			w.t.Fatalf("index check: %+v", r)
+		}
+		if strings.Contains(r.stdout, `"state":"current"`) {
+			w.waitBuilds()
+			return
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(w.home, ".local", "state", "ski", "hook.log"))
+	w.t.Fatalf("index not current after 90 s; hook.log:\n%s", log)
 }
 
 // waitBuilds waits until no background index builder of the world runs

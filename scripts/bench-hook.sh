@@ -42,7 +42,14 @@ go build -o bin/ ./cmd/...
 tmp=$(mktemp -d)
 server_pid() { cat "$tmp"/run/ski/*.lock 2>/dev/null || true; }
 stop_server() { "$repo/scripts/bench-hook.sh" --stop "$tmp"; }
-trap 'stop_server; rm -rf "$tmp"' EXIT
+# stop_builders kills the background builders (their progress files name them).
+stop_builders() {
+	for f in "$tmp"/cache/ski/index/*.progress; do
+		[ -f "$f" ] && kill "$(grep -o '"pid":[0-9]*' "$f" | cut -d: -f2)" 2>/dev/null
+	done
+	sleep 0.2
+}
+trap 'stop_server; stop_builders; rm -rf "$tmp"' EXIT
 mkdir -m 700 "$tmp/run"
 # The installed model and runtime stay where scripts/setup.sh put them.
 export XDG_DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share}
@@ -133,6 +140,16 @@ rss "$hook"
 pid=$(server_pid)
 echo "embed server: peak RSS $(awk '/VmHWM/ {printf "%.1f MB", $2/1024}' /proc/"$pid"/status)"
 
+stop_server
+
+# Lexical fallback: no model installed.
+export SKI_MODEL_DIR=$tmp/no-model
+bin/ski-embed --refresh <"$start" >/dev/null 2>&1
+echo 0 >"$tmp/n"
+hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --prepare "$tmp/next" "$hook" >/dev/null
+stats "lexical fallback" "$tmp/h.json"
+rss "$hook"
+unset SKI_MODEL_DIR
 # Warm while a background builder builds the index from nothing, as after
 # a new install or a model change: prompts are answered from the lexical
 # index until the model's is ready.
@@ -144,13 +161,5 @@ hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --p
 stats "warm, building" "$tmp/h.json"
 if ls "$XDG_CACHE_HOME"/ski/index/*.progress >/dev/null 2>&1; then echo "  (builder still running)"; else echo "  (build finished during the runs)"; fi
 stop_server
-for _ in $(seq 6000); do ls "$XDG_CACHE_HOME"/ski/index/*.progress >/dev/null 2>&1 || break; sleep 0.1; done
 
-# Lexical fallback: no model installed.
-export SKI_MODEL_DIR=$tmp/no-model
-bin/ski-embed --refresh <"$start" >/dev/null 2>&1
-echo 0 >"$tmp/n"
-hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --prepare "$tmp/next" "$hook" >/dev/null
-stats "lexical fallback" "$tmp/h.json"
-rss "$hook"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

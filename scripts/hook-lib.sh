@@ -132,9 +132,10 @@ ski_session_start() {
 		ski-embed --serve --detach --host "$SKI_HOST" </dev/null >/dev/null 3>&- || :
 	fi
 	printf '%s\n' "$ski_payload" | ski-ledger rearm >/dev/null || ski_fail "rearm failed" with-log
-	# The index is checked here and, when it is missing, stale or damaged,
-	# built by a detached builder at idle priority: never on the hook's clock.
-	printf '%s\n' "$ski_payload" | ski-embed --refresh --background --host "$SKI_HOST" >/dev/null 3>&- || ski_fail "index check failed" with-log
+	# The index is checked (a walk and a stat per skill, its checksums) in
+	# the background and, when it is missing, stale or damaged, built by a
+	# detached builder at idle priority: neither is on the hook's clock.
+	printf '%s\n' "$ski_payload" | ski-embed --refresh --background --host "$SKI_HOST" >/dev/null 3>&- &
 }
 
 ski_main() {

@@ -25,6 +25,9 @@ type Options struct {
 	Embedder func() (embed.Embedder, error)
 	// Progress, when set, is told how many texts are embedded of how many.
 	Progress func(done, total int)
+	// Building, when set, is called once when the index turns out not to be
+	// current, before the scan.
+	Building func()
 	Warn     func(string)
 	Now      func() time.Time
 }
@@ -50,8 +53,6 @@ func Run(p Project, o Options) (Result, error) {
 	path := p.IndexPath()
 	res := Result{Path: path}
 	pr := Progress{PID: os.Getpid(), Model: p.Model, Phase: "scan", Started: o.Now().UTC().Format(time.RFC3339)}
-	writeProgress(p.ProgressPath(), pr)
-	defer os.Remove(p.ProgressPath())
 	var emb embed.Embedder
 	for round := 0; round < rounds; round++ {
 		if Check(path, p.Model, p.Scan, true, o.Warn) == Current {
@@ -59,6 +60,13 @@ func Run(p Project, o Options) (Result, error) {
 				res.Count = h.Count
 			}
 			return res, nil
+		}
+		if round == 0 {
+			writeProgress(p.ProgressPath(), pr)
+			defer os.Remove(p.ProgressPath())
+			if o.Building != nil {
+				o.Building()
+			}
 		}
 		stamp, err := scan.Stamp(p.Scan)
 		if err != nil {

@@ -2,23 +2,25 @@ package builder
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/skill-inject/ski/internal/vecfile"
 )
 
 // Watcher keeps the indexes of the projects prompts recently came from up
 // to date between prompts: the embed server runs one, so that a skill
 // added, edited or removed during a session is in the index by the next
-// prompt, without any prompt paying for the check. Each project's skill
-// files are compared with its index's stamp (a walk and a stat per skill)
-// at most every second, and less often where that takes longer, so the
-// checks take at most ~5 % of a core; an index whose file changed is also
-// verified whole once. A project no prompt came from for Keep is dropped.
+// prompt, without any prompt paying for the check. It does no checking
+// itself: every interval it has Start start a builder for each project
+// (one per index, by lock), which runs at idle priority, compares the
+// skill files with the index's stamp and verifies its checksums, and
+// exits at once when nothing changed. So the walk over thousands of skill
+// files never holds up the server, whose one thread answers prompts. The
+// interval grows with the catalog (1 s, and 1 s more per 1,000 skills); a
+// project no prompt came from for Keep is dropped.
 type Watcher struct {
-	Start func(Project) // starts a builder for a project whose index is not current
-	Warn  func(string)
+	Start func(Project) // starts a builder for a project unless one runs
 	Keep  time.Duration // 0 means 30 minutes
 
 	mu       sync.Mutex
@@ -27,18 +29,10 @@ type Watcher struct {
 }
 
 type watched struct {
-	p        Project
-	seen     time.Time // the last prompt from it
-	next     time.Time // when to check it next
-	verified string    // identity of the index file last verified whole
+	p    Project
+	seen time.Time // the last prompt from it
+	next time.Time // when to check it next
 }
-
-// minInterval and costFactor set how often a project is checked: every
-// second, or every costFactor times what a check took, when longer.
-const (
-	minInterval = time.Second
-	costFactor  = 20
-)
 
 // Add notes a prompt from the project spec describes (a Project as JSON).
 func (w *Watcher) Add(spec []byte) {
@@ -85,8 +79,8 @@ func (w *Watcher) Run(stop <-chan struct{}) {
 	}
 }
 
-// checkDue checks every project whose time has come, and drops those no
-// prompt came from for Keep.
+// checkDue starts a check of every project whose time has come, and drops
+// those no prompt came from for Keep.
 func (w *Watcher) checkDue(now time.Time) {
 	keep := w.Keep
 	if keep == 0 {
@@ -104,35 +98,19 @@ func (w *Watcher) checkDue(now time.Time) {
 	}
 	w.mu.Unlock()
 	for _, p := range due {
-		w.check(p)
+		if w.Start != nil {
+			w.Start(p.p)
+		}
+		p.next = now.Add(interval(p.p.IndexPath()))
 	}
 }
 
-// check compares one project's skills with its index and starts a builder
-// when they differ; only this goroutine touches p's check fields.
-func (w *Watcher) check(p *watched) {
-	start := time.Now()
-	path := p.p.IndexPath()
-	id := identity(path)
-	warn := w.Warn
-	if warn == nil {
-		warn = func(string) {}
+// interval is how long to wait between checks of the index at path: 1 s,
+// and 1 s more per 1,000 skills it holds.
+func interval(path string) time.Duration {
+	n := 0
+	if h, err := vecfile.ReadHeader(path); err == nil {
+		n = h.Count
 	}
-	state := Check(path, p.p.Model, p.p.Scan, id != p.verified, warn)
-	if state == Current {
-		p.verified = id
-	} else if w.Start != nil {
-		w.Start(p.p)
-	}
-	took := time.Since(start)
-	p.next = time.Now().Add(max(minInterval, costFactor*took))
-}
-
-// identity names a file's version: its inode, size and modification time.
-func identity(path string) string {
-	st, err := os.Stat(path)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d/%d", inode(st), st.Size(), st.ModTime().UnixNano())
+	return time.Second + time.Duration(n)*time.Millisecond
 }

@@ -55,9 +55,16 @@ type indexLine struct {
 	Errors   int    `json:"errors"`
 }
 
-// project is the automatic index of so with the wanted model.
-func (b builds) project(so scan.Options) builder.Project {
-	return builder.Project{Scan: so, Model: b.model, CacheDir: b.dirs.Cache}
+// project is the automatic index of so with model.
+func (b builds) project(so scan.Options, model string) builder.Project {
+	return builder.Project{Scan: so, Model: model, CacheDir: b.dirs.Cache}
+}
+
+// effectiveModel is the model indexes are built with: the wanted one, or
+// the lexical one when it is not installed (which OpenOrLexical says
+// without loading anything).
+func (b builds) effectiveModel() string {
+	return embed.OpenOrLexical(b.model, b.embed, b.warn).Model().ID
 }
 
 // eachEvent calls fn with the scan options of each event's project (its
@@ -84,24 +91,26 @@ func (b builds) eachEvent(so scan.Options, fn func(scan.Options) (indexLine, err
 // refreshBackground checks each event's index and starts a builder for
 // it when it is not current; it never waits for one.
 func (b builds) refreshBackground(so scan.Options) error {
+	model := b.effectiveModel()
 	return b.eachEvent(so, func(o scan.Options) (indexLine, error) {
-		p := b.project(o)
+		p := b.project(o, model)
 		line := indexLine{Kind: "index", Path: p.IndexPath(), Model: p.Model, State: "current"}
 		if builder.Check(line.Path, p.Model, o, true, b.warn) != builder.Current {
 			line.State = "building"
-			b.startFor(o)
+			b.start(p)
 		}
 		return line, nil
 	})
 }
 
-// startFor starts a background builder of the automatic index of so,
-// unless one runs.
-func (b builds) startFor(so scan.Options) { b.start(b.project(so)) }
+// startFor starts a background builder of the automatic index of so by
+// model, unless one runs.
+func (b builds) startFor(so scan.Options, model string) { b.start(b.project(so, model)) }
 
-// spec describes the automatic index of so, for an embed server to watch.
-func (b builds) spec(so scan.Options) []byte {
-	spec, _ := json.Marshal(b.project(so))
+// spec describes the automatic index of so by model, for an embed server
+// to watch.
+func (b builds) spec(so scan.Options, model string) []byte {
+	spec, _ := json.Marshal(b.project(so, model))
 	return spec
 }
 
@@ -159,8 +168,9 @@ func (b builds) runBuilder(spec string) error {
 	defer lock.Close()
 	builder.YieldCPU()
 	start := time.Now()
-	fmt.Fprintf(b.env.Stderr, "ski-embed: background builder %d started for %s\n", os.Getpid(), p.IndexPath())
-	res, err := b.build(p, nil)
+	res, err := b.build(p, nil, func() {
+		fmt.Fprintf(b.env.Stderr, "ski-embed: background builder %d started for %s\n", os.Getpid(), p.IndexPath())
+	})
 	if err != nil {
 		return fmt.Errorf("background build of %s: %w", p.IndexPath(), err)
 	}
@@ -172,8 +182,9 @@ func (b builds) runBuilder(spec string) error {
 }
 
 // build runs a build of p in this process with the model opened for
-// builds; progress, when set, hears of each batch.
-func (b builds) build(p builder.Project, progress func(done, total int)) (builder.Result, error) {
+// builds; progress, when set, hears of each batch, and building of the
+// index's not being current.
+func (b builds) build(p builder.Project, progress func(done, total int), building func()) (builder.Result, error) {
 	env := b.embed
 	env.Threads = buildThreads
 	emb := embed.OpenOrLexical(p.Model, env, b.warn)
@@ -181,7 +192,7 @@ func (b builds) build(p builder.Project, progress func(done, total int)) (builde
 	p.Model = emb.Model().ID // the lexical model when the wanted one is not installed
 	return builder.Run(p, builder.Options{
 		Embedder: func() (embed.Embedder, error) { return emb, nil },
-		Progress: progress, Warn: b.warn,
+		Progress: progress, Building: building, Warn: b.warn,
 	})
 }
 
@@ -189,8 +200,9 @@ func (b builds) build(p builder.Project, progress func(done, total int)) (builde
 // waiting for a background builder of the same index to finish first,
 // with progress on a terminal.
 func (b builds) refreshByHand(so scan.Options) error {
+	model := b.effectiveModel()
 	return b.eachEvent(so, func(o scan.Options) (indexLine, error) {
-		p := b.project(o)
+		p := b.project(o, model)
 		lock, ok, err := builder.Lock(p, false)
 		if err != nil {
 			return indexLine{}, err
@@ -203,12 +215,12 @@ func (b builds) refreshByHand(so scan.Options) error {
 		}
 		defer lock.Close()
 		pr := newProgress(b.env.Stderr, "embedding skills")
-		res, err := b.build(p, pr.show)
+		res, err := b.build(p, pr.show, nil)
 		pr.end()
 		if err != nil {
 			return indexLine{}, err
 		}
-		return indexLine{Kind: "index", Path: res.Path, Model: b.model, Count: res.Count,
+		return indexLine{Kind: "index", Path: res.Path, Model: model, Count: res.Count,
 			Embedded: res.Stats.Embedded, Cached: res.Stats.Cached, Reused: res.Stats.Reused, Removed: res.Stats.Removed}, nil
 	})
 }

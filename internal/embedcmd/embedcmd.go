@@ -129,11 +129,6 @@ func (p Program) Run(env cli.Env) error {
 	qo := query.Options{Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
 		Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap, Start: b.startFor,
 		Written: func() { closeOutput(env) }}
-	if *refresh && *background {
-		// Only checks and starts builders: no model needed here.
-		keep()
-		return b.refreshBackground(so)
-	}
 	if p.HandOff != nil && !embed.BuiltIn(m.Backend) {
 		// Only a query on the automatic index can be answered here, and
 		// only through a server that is up.
@@ -145,14 +140,14 @@ func (p Program) Run(env cli.Env) error {
 			return p.handOff()
 		}
 		qo.Auto = remote
-		qo.Seen = func(so scan.Options) { remote.Project = b.spec(so) }
+		qo.Seen = func(so scan.Options, model string) { remote.Project = b.spec(so, model) }
 		keep()
 		return query.Run(qo, env.Stdin, env.Stdout)
 	}
 	keep()
 	switch {
 	case *serveMode:
-		return srv.serve(*model, *idle, *delay, *detach, &builder.Watcher{Start: b.start, Warn: warn})
+		return srv.serve(*model, *idle, *delay, *detach, &builder.Watcher{Start: b.start})
 	case *queryMode:
 		// No server answered: the model loads in this process, and with
 		// no server watching the skills, each prompt checks them.
@@ -162,6 +157,8 @@ func (p Program) Run(env cli.Env) error {
 		return b.runBuilder(*builderSpec)
 	case *gcMode:
 		return b.gc()
+	case *refresh && *background:
+		return b.refreshBackground(so)
 	case *refresh:
 		return b.refreshByHand(so)
 	}

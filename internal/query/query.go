@@ -50,7 +50,7 @@ type Options struct {
 	// of a project whose index is not ready (missing, damaged, built by
 	// another model) or, with CheckStamp, stale. A prompt never waits for
 	// a build.
-	Start func(scan.Options)
+	Start func(so scan.Options, model string)
 	// CheckStamp says to compare the skill files with the automatic
 	// index's stamp on each prompt (a walk and a stat per skill), for
 	// processes with no embed server watching them.
@@ -58,7 +58,7 @@ type Options struct {
 	// Seen, when set, is told the project of each prompt answered from an
 	// automatic index (an embed server client passes it on, for the
 	// server to watch the project's skills).
-	Seen func(scan.Options)
+	Seen func(so scan.Options, model string)
 	// Written, when set, is called once every record is written and
 	// flushed, before the embedders are released. Releasing a loaded model
 	// (and starting a server for next time) takes a while; ski-embed closes
@@ -232,17 +232,17 @@ func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 		so.Cwd = cwd
 	}
 	emb := q.autoEmbedder()
-	if q.o.Seen != nil {
-		q.o.Seen(so)
-	}
 	model := emb.Model().ID
+	if q.o.Seen != nil {
+		q.o.Seen(so, model)
+	}
 	roots := RootPaths(scan.Roots(so))
 	path := index.PathFor(q.o.CacheDir, q.o.Host, model, roots)
 	h, err := vecfile.ReadHeader(path)
 	if err == nil && h.Model == model {
 		if q.o.CheckStamp {
 			if stamp, err := scan.Stamp(so); err != nil || stamp != h.Stamp {
-				q.start(path, so)
+				q.start(path, so, model)
 			}
 		}
 		return path, emb, nil
@@ -250,7 +250,7 @@ func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		q.o.Warn(fmt.Sprintf("%v; it is rebuilt in the background", err))
 	}
-	q.start(path, so)
+	q.start(path, so, model)
 	if model != embed.LexicalID {
 		lex := index.PathFor(q.o.CacheDir, q.o.Host, embed.LexicalID, roots)
 		if h, err := vecfile.ReadHeader(lex); err == nil && h.Model == embed.LexicalID {
@@ -262,12 +262,12 @@ func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 }
 
 // start starts a background build of the index at path, once per run.
-func (q *querier) start(path string, so scan.Options) {
+func (q *querier) start(path string, so scan.Options, model string) {
 	if q.o.Start == nil || q.started[path] {
 		return
 	}
 	q.started[path] = true
-	q.o.Start(so)
+	q.o.Start(so, model)
 }
 
 // lexical is the lexical embedder, for lexical indexes.

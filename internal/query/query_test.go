@@ -85,7 +85,7 @@ func TestQueryNeverBuilds(t *testing.T) {
 	o.Model = "bge-small-en-v1.5-q"
 	o.Auto = fakeModel{embed.NewLexical()}
 	var started []string
-	o.Start = func(so scan.Options) { started = append(started, so.Host) }
+	o.Start = func(so scan.Options, _ string) { started = append(started, so.Host) }
 	query := func() map[string]any {
 		t.Helper()
 		var out bytes.Buffer
