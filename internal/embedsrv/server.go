@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -38,6 +39,9 @@ type ServerOptions struct {
 	// ReadPrompt, when set, reads a prompt (prompt.Read), for requests of
 	// prompts (Client.EmbedPrompts).
 	ReadPrompt func(p string) prompt.Reading
+	// WatchEvery is how often the server checks that its socket and run
+	// directory are still there and private; 0 means every second.
+	WatchEvery time.Duration
 }
 
 // Serve runs the server until it has been idle for o.Idle or a client of
@@ -82,6 +86,8 @@ func Serve(o ServerOptions) error {
 	}
 	s.idle = time.AfterFunc(o.Idle, s.stop)
 	defer s.idle.Stop()
+	stopWatch := s.watch(o.Socket, o.WatchEvery)
+	defer stopWatch()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -150,9 +156,10 @@ func (s *server) untrack(conn *os.File) {
 }
 
 // handle answers the requests of one connection until the client hangs up
-// (or a request is of another version).
+// (or a request is of another version). A client of another user is hung
+// up on at once.
 func (s *server) handle(conn *os.File) {
-	if !s.track(conn) {
+	if unixsock.CheckPeer(conn) != nil || !s.track(conn) {
 		conn.Close()
 		return
 	}
@@ -266,4 +273,46 @@ func (c *cache) put(text string, v []float32) {
 	}
 	c.vecs[text] = v
 	c.order = append(c.order, text)
+}
+
+// watch stops the server once its socket file is gone or replaced, or its
+// directory is gone or no longer private to this user: a server nobody can
+// reach, or whose FIFO others might open, must not keep running (and
+// embedding) until its idle timeout. The returned func ends the watch.
+func (s *server) watch(socket string, every time.Duration) (stop func()) {
+	if every <= 0 {
+		every = time.Second
+	}
+	mine, err := os.Lstat(socket)
+	if err != nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			if !stillServing(socket, mine) {
+				s.stop()
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// stillServing reports whether the file at socket is still the socket
+// mine, in a directory only this user may enter.
+func stillServing(socket string, mine os.FileInfo) bool {
+	st, err := os.Lstat(socket)
+	if err != nil || !os.SameFile(st, mine) {
+		return false
+	}
+	dir, err := os.Lstat(filepath.Dir(socket))
+	return err == nil && dir.IsDir() && dir.Mode().Perm()&0o077 == 0 && ownedByMe(dir)
 }

@@ -1,0 +1,182 @@
+//go:build linux
+
+package embedsrv
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/unixsock"
+)
+
+// TestMain runs the test binary as a helper when asked. As a client of the
+// socket in $EMBEDSRV_ASK it exits 0 when the server answered a request, 4
+// when it hung up, 3 when it could not connect. With $EMBEDSRV_LISTEN it
+// listens there (open to all) and holds one connection.
+func TestMain(m *testing.M) {
+	if sock := os.Getenv("EMBEDSRV_LISTEN"); sock != "" {
+		ln, err := unixsock.Listen(sock)
+		if err != nil {
+			os.Exit(3)
+		}
+		os.Chmod(sock, 0o666)
+		if conn, err := ln.Accept(); err == nil {
+			var b [1]byte
+			conn.Read(b[:])
+		}
+		os.Exit(0)
+	}
+	if sock := os.Getenv("EMBEDSRV_ASK"); sock != "" {
+		conn, err := unixsock.Dial(sock, time.Second)
+		if err != nil {
+			os.Exit(3)
+		}
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		writeFrame(conn, request{Hello: Hello{Protocol: Protocol, Model: "lexical-v1", Build: "b1"}, Texts: []string{"x"}})
+		var resp response
+		if readFrame(conn, &resp) != nil {
+			os.Exit(4)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// A client of another user gets no answer: the server checks the peer's
+// uid on each connection, whatever the socket's mode lets through.
+func TestServerHangsUpOnOtherUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Fatalf("this test starts a client of another user, which needs root (uid %d)", os.Getuid())
+	}
+	dir := sharedDir(t) // as a careless XDG_RUNTIME_DIR is
+	sock := filepath.Join(dir, "embed.sock")
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ServerOptions{Socket: sock, Idle: 5 * time.Second, Build: "b1", WatchEvery: time.Hour,
+			Open: func() (embed.Embedder, error) { return embed.NewLexical(), nil }})
+	}()
+	for i := 0; i < 500 && !alive(sock); i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	os.Chmod(sock, 0o666)
+	ask := func(uid uint32) int {
+		err := asUser(t, dir, uid, "EMBEDSRV_ASK="+sock).Run()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	}
+	if code := ask(0); code != 0 {
+		t.Fatalf("a client of the server's own user: exit %d, want an answer (0)", code)
+	}
+	if code := ask(65534); code != 4 {
+		t.Fatalf("a client of another user: exit %d, want 4 (hung up on)", code)
+	}
+}
+
+// A client does not send its prompt to a server of another user: it
+// embeds in process instead.
+func TestClientRefusesOtherUsersServer(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Fatalf("this test needs root to listen as another user (uid %d)", os.Getuid())
+	}
+	dir := sharedDir(t)
+	sock := filepath.Join(dir, "embed.sock")
+	cmd := asUser(t, dir, 65534, "EMBEDSRV_LISTEN="+sock)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	for i := 0; i < 1000; i++ {
+		if st, err := os.Stat(sock); err == nil && st.Mode().Perm() == 0o666 {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	c, l, _ := client(sock, "b1")
+	var logged []string
+	c.Log = func(s string) { logged = append(logged, s) }
+	check(t, c, l, len(texts))
+	if len(logged) != 1 || !strings.Contains(logged[0], "uid 65534") {
+		t.Fatalf("log %q, want one line naming the server's uid", logged)
+	}
+}
+
+// sharedDir is a directory every user may enter and write.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "embedsrv-shared-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// asUser is this test binary, copied into dir, to run as uid with env.
+func asUser(t *testing.T, dir string, uid uint32, env ...string) *exec.Cmd {
+	t.Helper()
+	exe := filepath.Join(dir, "embedsrv.test")
+	if _, err := os.Stat(exe); err != nil {
+		b, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(exe, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+	return cmd
+}
+
+// A server stops, rather than embedding on until its idle timeout, once
+// its socket or run directory is gone or the directory is open to others;
+// a file put where its socket was is left alone.
+func TestServerStopsWhenItsPlaceGoes(t *testing.T) {
+	cases := map[string]func(sock string){
+		"run dir removed": func(sock string) { os.RemoveAll(filepath.Dir(sock)) },
+		"run dir opened":  func(sock string) { os.Chmod(filepath.Dir(sock), 0o755) },
+		"socket removed":  func(sock string) { os.Remove(sock) },
+		"socket replaced": func(sock string) {
+			os.Remove(sock)
+			os.WriteFile(sock, []byte("someone else's"), 0o600)
+		},
+	}
+	for name, fault := range cases {
+		t.Run(name, func(t *testing.T) {
+			sock := socket(t)
+			done := make(chan error, 1)
+			go func() {
+				done <- Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1", WatchEvery: 20 * time.Millisecond,
+					Open: func() (embed.Embedder, error) { return embed.NewLexical(), nil }})
+			}()
+			for i := 0; i < 500 && !alive(sock); i++ {
+				time.Sleep(2 * time.Millisecond)
+			}
+			fault(sock)
+			waitExit(t, done, "server kept running")
+			if name == "socket replaced" {
+				if b, err := os.ReadFile(sock); err != nil || string(b) != "someone else's" {
+					t.Fatalf("the file in the socket's place: %q, %v", b, err)
+				}
+			}
+		})
+	}
+}
