@@ -67,13 +67,15 @@ func safeKey(s string) bool {
 
 // Key turns a session id into the file name stem of its ledger. Session ids
 // come from host payloads and are not trusted: an id is used as it is only
-// when it is 1–100 characters of [A-Za-z0-9._-] and not "." or "..";
-// otherwise the key is "h-" and the first 32 hex digits of its SHA-256.
+// when it is 1–100 characters of [A-Za-z0-9._-], not "." or "..", and does
+// not start with "h-"; otherwise the key is "h-" and the first 32 hex
+// digits of its SHA-256. The two kinds of key never meet, so no two ids
+// share a ledger (an id that looks like a hashed key is hashed itself).
 func Key(session string) (string, error) {
 	if session == "" {
 		return "", errors.New("empty session id")
 	}
-	if safeKey(session) && session != "." && session != ".." {
+	if safeKey(session) && session != "." && session != ".." && !strings.HasPrefix(session, "h-") {
 		return session, nil
 	}
 	sum := sha256.Sum256([]byte(session))
