@@ -104,11 +104,14 @@ func TestRecordErrors(t *testing.T) {
 
 func TestRecordUpdateFailureWritesNothing(t *testing.T) {
 	s, _ := testStore(t)
-	// A file where a parent of the ledger directory should be.
-	if err := os.MkdirAll(filepath.Dir(filepath.Dir(s.Dir)), 0o700); err != nil {
+	// A file where the folder above ski's state folder should be (ski
+	// sets aside what is wrong in its own folders, not the user's).
+	top := filepath.Dir(filepath.Dir(s.Dir))
+	if err := os.MkdirAll(filepath.Dir(top), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Dir(s.Dir), nil, 0o600)
+	os.RemoveAll(top)
+	os.WriteFile(top, nil, 0o600)
 	var out bytes.Buffer
 	_, err := Record(s, Input{R: strings.NewReader(`{"kind":"selection","session_id":"s","id":"a","decision":"inject"}`)}, &out)
 	if err == nil {

@@ -202,20 +202,11 @@ func (s *Store) setAside(path, why, next string) error {
 	return nil
 }
 
-// ensureDir makes the ledger directory (0700). Something else in its place
-// (a file, a symlink, which would put ledgers wherever it points) is set
-// aside first.
+// ensureDir makes the ledger directory (0700) and checks its parent, ski's
+// state folder. Something else in the place of either (a file, a symlink,
+// which would put ledgers wherever it points) is set aside first.
 func (s *Store) ensureDir() error {
-	st, err := os.Lstat(s.Dir)
-	if err == nil && st.IsDir() {
-		return nil
-	}
-	if err == nil {
-		if err := s.setAside(s.Dir, fmt.Sprintf("ledger directory %s: a %v, not a directory", s.Dir, kind(st)), "making a new one"); err != nil {
-			return err
-		}
-	}
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+	if err := xdg.OwnDir(s.Dir, filepath.Dir(s.Dir), s.Warn); err != nil {
 		return fmt.Errorf("ledger directory: %w", err)
 	}
 	return nil

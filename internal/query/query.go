@@ -23,6 +23,7 @@ import (
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // Options configure a query run.
@@ -256,6 +257,11 @@ func Rebuild(path string, so scan.Options, emb embed.Embedder, warn func(string)
 	idx.Header.Host = so.Host
 	idx.Header.Roots = RootPaths(scan.Roots(so))
 	idx.Header.Stamp = stamp
+	// path is <cache>/index/<name>: the folders are ski's own, never a
+	// symlink's target.
+	if err := xdg.OwnDir(filepath.Dir(path), filepath.Dir(filepath.Dir(path)), warn); err != nil {
+		return stats, fmt.Errorf("index folder: %w", err)
+	}
 	if err := indexfile.Write(path, idx); err != nil {
 		return stats, err
 	}
