@@ -55,14 +55,40 @@ ski_fail() {
 	exit 0
 }
 
-# fd 3 keeps the host's stderr for the debug line; stage messages go to the log.
-exec 3>&2
-if { { [ -d "$ski_state" ] || mkdir -p "$ski_state"; } && : >>"$ski_log"; } 2>/dev/null; then
-	exec 2>>"$ski_log"
-else
+# ski_mine PATH: PATH is the user's own and not a symlink (which could make
+# ski write to a file someone else chose).
+ski_mine() {
+	[ ! -L "$1" ] && [ -O "$1" ]
+}
+
+# ski_log_usable: the log may be appended to: the state dir is a real
+# directory of the user's, and the log is missing or a regular file of
+# theirs. Anything else (a directory, a symlink, another user's file) is
+# left alone, and the stages' messages are dropped.
+ski_log_usable() {
+	[ -d "$ski_state" ] || mkdir -p "$ski_state" || return 1
+	[ -d "$ski_state" ] && ski_mine "$ski_state" || return 1
+	if [ -e "$ski_log" ] || [ -L "$ski_log" ]; then
+		[ -f "$ski_log" ] && ski_mine "$ski_log"
+	fi
+}
+
+# fd 3 keeps the host's stderr for the debug line; stage messages go to the
+# log. "command" keeps a failed redirection (a read-only file system, a file
+# made unwritable meanwhile) from ending the shell, which dash does for the
+# special builtin exec with status 2: Claude Code's "block the prompt".
+exec 3>&2 2>/dev/null
+if ! { ski_log_usable && command exec 2>>"$ski_log"; }; then
 	ski_log=/dev/null
-	exec 2>/dev/null
 fi
+
+# ski_trim_log: empty a log grown past 1 MiB, only when it is still a
+# regular file of the user's (never through a symlink).
+ski_trim_log() {
+	if [ -f "$ski_log" ] && ski_mine "$ski_log" && [ "$(wc -c <"$ski_log")" -gt 1048576 ]; then
+		command : >"$ski_log"
+	fi 2>/dev/null
+}
 
 # ski_stages: the prompt pipeline, fed the event in $ski_event (a here-document
 # in a function rather than inside $(...), which old shells parse badly).
@@ -89,9 +115,13 @@ $ski_line}"
 	# so the model works while the stages start and the query finds the
 	# vector in the server's cache. Opening read-write never blocks, and an
 	# event this short fits in the FIFO even when no server reads it.
-	if [ ${#ski_event} -lt 4096 ]; then
+	# Only the user's own FIFOs in the user's own run dir get the prompt,
+	# never through a symlink: the server made both, and it keeps the dir
+	# private (it exits, taking its FIFO, when the dir is gone or open to
+	# others), so no one else's process holds such a FIFO.
+	if [ ${#ski_event} -lt 4096 ] && [ -d "$ski_run" ] && ski_mine "$ski_run"; then
 		for ski_hint in "$ski_run"/embed-*.sock.in; do
-			if [ -p "$ski_hint" ]; then printf '%s\n' "$ski_event" 1<>"$ski_hint"; fi
+			if [ -p "$ski_hint" ] && ski_mine "$ski_hint"; then printf '%s\n' "$ski_event" 1<>"$ski_hint"; fi
 		done
 	fi
 	if [ "${SKI_DEBUG:-}" = 1 ]; then ski_logged=$(wc -c <"$ski_log"); fi
@@ -118,9 +148,7 @@ ski_observe() {
 ski_session_start() {
 	ski_payload=$(cat) || ski_fail "cannot read stdin"
 	# Keep the log from growing without bound.
-	if [ -f "$ski_log" ] && [ "$(wc -c <"$ski_log")" -gt 1048576 ]; then
-		: >"$ski_log"
-	fi
+	ski_trim_log
 	# The embed server loads the model in the background (detached, with
 	# none of the hook's descriptors) while the index is checked.
 	ski-embed --serve --detach --host "$SKI_HOST" </dev/null >/dev/null 3>&- || :
