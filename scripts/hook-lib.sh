@@ -28,11 +28,6 @@ fi
 export GOMAXPROCS=1
 ski_state=${XDG_STATE_HOME:-${HOME:-/tmp}/.local/state}/ski
 ski_log=$ski_state/hook.log
-# Where embed servers keep their sockets (embedsrv.RunDir).
-case ${XDG_RUNTIME_DIR:-} in
-/*) ski_run=$XDG_RUNTIME_DIR/ski ;;
-*) ski_run=$ski_state/run ;;
-esac
 # Each stage gives up SKI_STAGE_TIMEOUT whole seconds after it started (the
 # stages of a pipeline start together): one time limit for the pipeline,
 # the user's SKI_HOOK_TIMEOUT, without a timeout process per stage.
@@ -90,40 +85,14 @@ ski_trim_log() {
 	fi 2>/dev/null
 }
 
-# ski_stages: the prompt pipeline, fed the event in $ski_event (a here-document
-# in a function rather than inside $(...), which old shells parse badly).
+# ski_stages: the prompt pipeline, fed the host's event on stdin. The shell
+# never reads the event itself: ski-embed reads it (a bounded read, a long
+# prompt cut to its first part) and hands it to the embed server first.
 ski_stages() {
-	ski-embed --query --host "$SKI_HOST" <<EOF | ski-rank | ski-select | ski-ledger record | ski-render --host "$SKI_HOST"
-$ski_event
-EOF
+	ski-embed --query --event --host "$SKI_HOST" | ski-rank | ski-select | ski-ledger record | ski-render --host "$SKI_HOST"
 }
 
 ski_prompt() {
-	# The event, read by the shell itself: hosts send one line, often
-	# without a final newline; anything after a first line is kept too.
-	ski_event=
-	if IFS= read -r ski_event; then
-		while IFS= read -r ski_line; do
-			ski_event="$ski_event
-$ski_line"
-		done
-		ski_event="$ski_event${ski_line:+
-$ski_line}"
-	fi
-	# Hand a short event to the running embed servers first: each reads
-	# events from a FIFO beside its socket and embeds the prompt at once,
-	# so the model works while the stages start and the query finds the
-	# vector in the server's cache. Opening read-write never blocks, and an
-	# event this short fits in the FIFO even when no server reads it.
-	# Only the user's own FIFOs in the user's own run dir get the prompt,
-	# never through a symlink: the server made both, and it keeps the dir
-	# private (it exits, taking its FIFO, when the dir is gone or open to
-	# others), so no one else's process holds such a FIFO.
-	if [ ${#ski_event} -lt 4096 ] && [ -d "$ski_run" ] && ski_mine "$ski_run"; then
-		for ski_hint in "$ski_run"/embed-*.sock.in; do
-			if [ -p "$ski_hint" ] && ski_mine "$ski_hint"; then printf '%s\n' "$ski_event" 1<>"$ski_hint"; fi
-		done
-	fi
 	if [ "${SKI_DEBUG:-}" = 1 ]; then ski_logged=$(wc -c <"$ski_log"); fi
 	# The stages write only when they have succeeded, so a failed stage
 	# leaves the rest of the pipeline with nothing to say; the last

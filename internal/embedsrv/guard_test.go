@@ -180,3 +180,84 @@ func TestServerStopsWhenItsPlaceGoes(t *testing.T) {
 		})
 	}
 }
+
+// SendHint writes only to this user's FIFO in this user's private run
+// dir, never through a symlink, and never waits.
+func TestSendHint(t *testing.T) {
+	event := []byte(`{"prompt":"write a postmortem"}`)
+	fifo := func(t *testing.T) (sock string, read func() string) {
+		sock = socket(t)
+		if err := mkfifo(HintPath(sock)); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(HintPath(sock), os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return sock, func() string {
+			f.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+			b := make([]byte, 1<<16)
+			n, _ := f.Read(b)
+			return string(b[:n])
+		}
+	}
+	t.Run("own", func(t *testing.T) {
+		sock, read := fifo(t)
+		if !SendHint(sock, event) || read() != string(event)+"\n" {
+			t.Fatal("the hint did not arrive")
+		}
+	})
+	t.Run("dir open to others", func(t *testing.T) {
+		sock, read := fifo(t)
+		os.Chmod(filepath.Dir(sock), 0o755)
+		if SendHint(sock, event) || read() != "" {
+			t.Fatal("hint written into a directory others may enter")
+		}
+	})
+	t.Run("symlink", func(t *testing.T) {
+		sock, read := fifo(t)
+		other := socket(t)
+		os.Rename(HintPath(sock), HintPath(other))
+		os.Symlink(HintPath(other), HintPath(sock))
+		if SendHint(sock, event) || read() != "" {
+			t.Fatal("hint written through a symlink")
+		}
+	})
+	t.Run("another user's", func(t *testing.T) {
+		if os.Getuid() != 0 {
+			t.Fatalf("needs root to give the FIFO away (uid %d)", os.Getuid())
+		}
+		sock, read := fifo(t)
+		os.Chown(HintPath(sock), 65534, 65534)
+		if SendHint(sock, event) || read() != "" {
+			t.Fatal("hint written to another user's FIFO")
+		}
+	})
+	t.Run("no reader", func(t *testing.T) {
+		sock := socket(t)
+		mkfifo(HintPath(sock))
+		if SendHint(sock, event) {
+			t.Fatal("hint written to a FIFO no server reads")
+		}
+	})
+	t.Run("full", func(t *testing.T) {
+		sock, _ := fifo(t)
+		done := make(chan int)
+		go func() {
+			n := 0
+			for i := 0; i < 10000 && SendHint(sock, event); i++ {
+				n++
+			}
+			done <- n
+		}()
+		select {
+		case n := <-done:
+			if n == 10000 {
+				t.Fatal("a FIFO nobody drains never filled")
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("SendHint blocked on a full FIFO")
+		}
+	})
+}

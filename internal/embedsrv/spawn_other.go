@@ -13,3 +13,6 @@ func Spawn([]string, string, ...string) error { return errors.ErrUnsupported }
 func ownedByMe(os.FileInfo) bool { return true }
 
 func mkfifo(string) error { return errors.ErrUnsupported }
+
+// SendHint hands nothing over off Unix.
+func SendHint(string, []byte) bool { return false }
