@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -441,5 +442,35 @@ func TestDemoSkills(t *testing.T) {
 	equal(t, "pytest affinity", findSkill(t, res, "testing/pytest-patterns").Affinity, []string{"uv-setup"})
 	if kw := findSkill(t, res, "k8s/helm-chart").Keywords; len(kw) == 0 || kw[0] != "helm" {
 		t.Errorf("helm keywords %q", kw)
+	}
+}
+
+// A symlink to / (or into a system tree) below a root is not followed, and
+// the scan says so; a walk that meets too many entries stops and says so.
+func TestWalkBounded(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "good"), 0o755)
+	os.WriteFile(filepath.Join(root, "good", "SKILL.md"), []byte("---\nname: good\ndescription: a good skill\n---\n"), 0o644)
+	os.Symlink("/", filepath.Join(root, "everything"))
+	os.Symlink("/proc", filepath.Join(root, "proc"))
+	hits, problems := walk(root, DefaultMaxDepth)
+	if len(hits) != 1 || hits[0].id != "good" {
+		t.Fatalf("hits %+v", hits)
+	}
+	if len(problems) != 2 || !strings.Contains(problems[0].reason, "system tree") || !strings.Contains(problems[1].reason, "system tree") {
+		t.Fatalf("problems %+v", problems)
+	}
+
+	wide := t.TempDir()
+	for i := range maxEntries/1000 + 1 {
+		d := filepath.Join(wide, fmt.Sprintf("d%03d", i))
+		os.Mkdir(d, 0o755)
+		for j := range 1000 {
+			os.WriteFile(filepath.Join(d, fmt.Sprintf("f%04d", j)), nil, 0o644)
+		}
+	}
+	_, problems = walk(wide, DefaultMaxDepth)
+	if len(problems) != 1 || !strings.Contains(problems[0].reason, "walk stopped after 50000 entries") {
+		t.Fatalf("problems %+v", problems)
 	}
 }
