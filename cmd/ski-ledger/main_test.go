@@ -286,7 +286,7 @@ func TestObserve(t *testing.T) {
 		{"claude read not in catalog", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Read", "tool_input": map[string]any{"file_path": outside}}), true, ""},
 		{"claude read other file", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Read", "tool_input": map[string]any{"file_path": "/etc/hostname"}}), true, ""},
 		{"claude skill", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Skill", "tool_input": map[string]any{"skill": "demo"}}), true, "demo"},
-		{"claude skill plugin:name", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Skill", "tool_input": map[string]any{"skill": "tools:fmt", "args": "go"}}), false, "fmt"},
+		{"claude skill plugin:name", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Skill", "tool_input": map[string]any{"skill": "tools:fmt", "args": "go"}}), false, "plugin:tools/fmt"},
 		{"claude skill unknown", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Skill", "tool_input": map[string]any{"skill": "nope"}}), true, ""},
 		{"claude unrelated tool", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Bash", "tool_input": map[string]any{"command": "cat " + demo}}), true, ""},
 		{"opencode skill", "opencode", payload(map[string]any{"session_id": "s", "cwd": project, "tool": "skill", "args": map[string]any{"name": "lint"}}), true, "lint"},

@@ -44,13 +44,22 @@ func (m Mark) apply(l *Ledger, now time.Time) error {
 // taken reports whether the ledger already has what m would record first:
 // the skill of an injection or recommendation is in context, or was
 // recommended, since another prompt of the session recorded it.
+//
+// Entries of older ledgers name a skill by its id of then
+// (record.LegacyID) and count too.
 func (m Mark) taken(l *Ledger) bool {
-	_, loaded := l.Loaded(m.ID)
-	switch m.Event {
-	case EventInject:
-		return loaded
-	case EventRecommend:
-		return loaded || l.Recommended(m.ID)
+	ids := []string{m.ID}
+	if old := record.LegacyID(m.ID); old != m.ID {
+		ids = append(ids, old)
+	}
+	for _, id := range ids {
+		_, loaded := l.Loaded(id)
+		switch {
+		case loaded && (m.Event == EventInject || m.Event == EventRecommend):
+			return true
+		case m.Event == EventRecommend && l.Recommended(id):
+			return true
+		}
 	}
 	return false
 }

@@ -2,6 +2,8 @@ package scan
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -343,11 +345,11 @@ func TestExplicitAndExtraRoots(t *testing.T) {
 		Home:       base,
 		Warn:       func(s string) { warnings = append(warnings, s) },
 	})
-	equal(t, "skills", ids(res.Skills), []string{"a", "e"})
-	if s := findSkill(t, res, "e"); s.Scope != record.ScopeExtra {
+	equal(t, "skills", ids(res.Skills), []string{"a", "extra:e"})
+	if s := findSkill(t, res, "extra:e"); s.Scope != record.ScopeExtra {
 		t.Errorf("extra scope: %+v", s)
 	}
-	equal(t, "shadowed", errIDs(res.Errors), []string{"a"})
+	equal(t, "shadowed", errIDs(res.Errors), []string{"extra:a"})
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "extra root "+filepath.Join(base, "nope")) {
 		t.Errorf("warnings %q", warnings)
 	}
@@ -384,8 +386,8 @@ func TestRunOrderAndDeterminism(t *testing.T) {
 	}
 	equal(t, "kinds", kinds, []string{"skill", "skill", "error", "error"})
 	// Claude: user before project, then by id.
-	equal(t, "order", keys[:2], []string{"user:shared-a", "project:p"})
-	equal(t, "error order", keys[2:], []string{":broken", ":shared-b"})
+	equal(t, "order", keys[:2], []string{"user:shared-a", "project:project:p"})
+	equal(t, "error order", keys[2:], []string{":project:broken", ":project:shared-b"})
 }
 
 func TestCorpus(t *testing.T) {
@@ -473,4 +475,35 @@ func TestWalkBounded(t *testing.T) {
 	if len(problems) != 1 || !strings.Contains(problems[0].reason, "walk stopped after 50000 entries") {
 		t.Fatalf("problems %+v", problems)
 	}
+}
+
+// A personal, a project and a plugin skill in folders of the same name are
+// three skills with three ids; skills under explicit roots keep their
+// folder as their id; LegacyID gives back the id ski gave them before.
+func TestIDsUniquePerSource(t *testing.T) {
+	ids := map[string]string{}
+	user := Root{Path: "/home/u/.claude/skills", Scope: record.ScopeUser}
+	user2 := Root{Path: "/home/u/.config/opencode/skills", Scope: record.ScopeUser}
+	project := Root{Path: "/p/.claude/skills", Scope: record.ScopeProject}
+	plugin := Root{Path: "/plugins/kit/skills", Scope: record.ScopePlugin, Plugin: "kit"}
+	explicit := Root{Path: "/r", Scope: record.ScopeUser, Explicit: true}
+	got := []string{
+		sourceID(user, "review", ids), sourceID(project, "review", ids), sourceID(plugin, "review", ids),
+		sourceID(user2, "review", ids), sourceID(user, "review", ids),
+	}
+	want := []string{"review", "project:review", "plugin:kit/review", "review@" + hexPrefix("/home/u/.config/opencode/skills"), "review"}
+	equal(t, "ids", got, want)
+	if id := sourceID(explicit, "writing/postmortem", map[string]string{}); id != "writing/postmortem" {
+		t.Errorf("explicit root: %q", id)
+	}
+	for _, id := range got {
+		if record.LegacyID(id) != "review" {
+			t.Errorf("LegacyID(%q) = %q", id, record.LegacyID(id))
+		}
+	}
+}
+
+func hexPrefix(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
 }
