@@ -463,16 +463,18 @@ func TestWalkBounded(t *testing.T) {
 		t.Fatalf("problems %+v", problems)
 	}
 
+	defer func(n int) { maxEntries = n }(maxEntries)
+	maxEntries = 500
 	wide := t.TempDir()
-	for i := range maxEntries/1000 + 1 {
+	for i := range 6 {
 		d := filepath.Join(wide, fmt.Sprintf("d%03d", i))
 		os.Mkdir(d, 0o755)
-		for j := range 1000 {
+		for j := range 100 {
 			os.WriteFile(filepath.Join(d, fmt.Sprintf("f%04d", j)), nil, 0o644)
 		}
 	}
 	_, problems = walk(wide, DefaultMaxDepth)
-	if len(problems) != 1 || !strings.Contains(problems[0].reason, "walk stopped after 50000 entries") {
+	if len(problems) != 1 || !strings.Contains(problems[0].reason, "walk stopped after 500 entries") {
 		t.Fatalf("problems %+v", problems)
 	}
 }

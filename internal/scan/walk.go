@@ -25,8 +25,9 @@ type problem struct {
 
 // maxEntries bounds the directory entries one root's walk looks at: a
 // skill root is a folder of skill folders, and a walk that meets more has
-// been led somewhere else (a link to a home or a system tree).
-const maxEntries = 50_000
+// been led somewhere else (a link to a home or a system tree). A variable
+// so that tests can lower it.
+var maxEntries = 50_000
 
 // systemTrees are folders a symlink below a root is never followed into:
 // the whole file system, or the system's own trees (kernel interfaces
