@@ -8,11 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/testuser"
 	"github.com/skill-inject/ski/internal/unixsock"
 )
 
@@ -55,7 +55,7 @@ func TestServerHangsUpOnOtherUser(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Fatalf("this test starts a client of another user, which needs root (uid %d)", os.Getuid())
 	}
-	dir := sharedDir(t) // as a careless XDG_RUNTIME_DIR is
+	dir := testuser.SharedDir(t) // as a careless XDG_RUNTIME_DIR is
 	sock := filepath.Join(dir, "embed.sock")
 	done := make(chan error, 1)
 	go func() {
@@ -67,7 +67,7 @@ func TestServerHangsUpOnOtherUser(t *testing.T) {
 	}
 	os.Chmod(sock, 0o666)
 	ask := func(uid uint32) int {
-		err := asUser(t, dir, uid, "EMBEDSRV_ASK="+sock).Run()
+		err := testuser.Command(t, dir, uid, "EMBEDSRV_ASK="+sock).Run()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return ee.ExitCode()
@@ -91,9 +91,9 @@ func TestClientRefusesOtherUsersServer(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Fatalf("this test needs root to listen as another user (uid %d)", os.Getuid())
 	}
-	dir := sharedDir(t)
+	dir := testuser.SharedDir(t)
 	sock := filepath.Join(dir, "embed.sock")
-	cmd := asUser(t, dir, 65534, "EMBEDSRV_LISTEN="+sock)
+	cmd := testuser.Command(t, dir, testuser.Other, "EMBEDSRV_LISTEN="+sock)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -110,74 +110,6 @@ func TestClientRefusesOtherUsersServer(t *testing.T) {
 	check(t, c, l, len(texts))
 	if len(logged) != 1 || !strings.Contains(logged[0], "uid 65534") {
 		t.Fatalf("log %q, want one line naming the server's uid", logged)
-	}
-}
-
-// sharedDir is a directory every user may enter and write.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "embedsrv-shared-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// asUser is this test binary, copied into dir, to run as uid with env.
-func asUser(t *testing.T, dir string, uid uint32, env ...string) *exec.Cmd {
-	t.Helper()
-	exe := filepath.Join(dir, "embedsrv.test")
-	if _, err := os.Stat(exe); err != nil {
-		b, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(exe, b, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command(exe)
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
-	return cmd
-}
-
-// A server stops, rather than embedding on until its idle timeout, once
-// its socket or run directory is gone or the directory is open to others;
-// a file put where its socket was is left alone.
-func TestServerStopsWhenItsPlaceGoes(t *testing.T) {
-	cases := map[string]func(sock string){
-		"run dir removed": func(sock string) { os.RemoveAll(filepath.Dir(sock)) },
-		"run dir opened":  func(sock string) { os.Chmod(filepath.Dir(sock), 0o755) },
-		"socket removed":  func(sock string) { os.Remove(sock) },
-		"socket replaced": func(sock string) {
-			os.Remove(sock)
-			os.WriteFile(sock, []byte("someone else's"), 0o600)
-		},
-	}
-	for name, fault := range cases {
-		t.Run(name, func(t *testing.T) {
-			sock := socket(t)
-			done := make(chan error, 1)
-			go func() {
-				done <- Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1", WatchEvery: 20 * time.Millisecond,
-					Open: func() (embed.Embedder, error) { return embed.NewLexical(), nil }})
-			}()
-			for i := 0; i < 500 && !alive(sock); i++ {
-				time.Sleep(2 * time.Millisecond)
-			}
-			fault(sock)
-			waitExit(t, done, "server kept running")
-			if name == "socket replaced" {
-				if b, err := os.ReadFile(sock); err != nil || string(b) != "someone else's" {
-					t.Fatalf("the file in the socket's place: %q, %v", b, err)
-				}
-			}
-		})
 	}
 }
 

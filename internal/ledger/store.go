@@ -212,20 +212,6 @@ func (s *Store) ensureDir() error {
 	return nil
 }
 
-// kind names the type of file st describes.
-func kind(st os.FileInfo) string {
-	switch m := st.Mode(); {
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m.IsDir():
-		return "directory"
-	case m.IsRegular():
-		return "regular file"
-	default:
-		return m.Type().String()
-	}
-}
-
 // readLedger reads and decodes the ledger file at path. err is an I/O
 // error (fs.ErrNotExist for a missing file); bad says why a file that
 // could be read is not a usable ledger.
@@ -329,7 +315,7 @@ func (s *Store) lock(path string, timeout time.Duration) (*os.File, error) {
 		if err != nil && !asideDone && !errors.Is(err, fs.ErrNotExist) {
 			if st, lerr := os.Lstat(path); lerr == nil {
 				asideDone = true
-				why := fmt.Sprintf("ledger lock %s: a %v that cannot be locked (%v)", path, kind(st), err)
+				why := fmt.Sprintf("ledger lock %s: a %v that cannot be locked (%v)", path, xdg.Kind(st), err)
 				if s.setAside(path, why, "making a new one") == nil {
 					continue
 				}

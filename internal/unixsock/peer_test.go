@@ -7,13 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-)
 
-// otherUID is the unprivileged user the peer tests run their other end as.
-const otherUID = 65534
+	"github.com/skill-inject/ski/internal/testuser"
+)
 
 // TestMain runs the test binary as a helper when asked: "dial PATH" connects
 // and waits, "listen PATH" listens and accepts one connection.
@@ -43,44 +41,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// helper starts this test binary as uid otherUID in mode; it needs root.
+// helper starts this test binary as the other user in mode.
 func helper(t *testing.T, mode, path string) *exec.Cmd {
 	t.Helper()
-	if os.Getuid() != 0 {
-		t.Fatalf("the peer tests start a process of another user, which needs root (uid %d)", os.Getuid())
-	}
-	// A copy of the test binary the other user may run.
-	dir := sharedDir(t)
-	exe := filepath.Join(dir, "unixsock.test")
-	b, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(exe, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe)
-	cmd.Env = []string{"UNIXSOCK_HELPER=" + mode, "UNIXSOCK_PATH=" + path}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: otherUID, Gid: otherUID}}
+	cmd := testuser.Command(t, testuser.SharedDir(t), testuser.Other, "UNIXSOCK_HELPER="+mode, "UNIXSOCK_PATH="+path)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	return cmd
-}
-
-// sharedDir is a directory every user may enter and write.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "unixsock-peer-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 func TestCheckPeerSameUser(t *testing.T) {
@@ -105,7 +74,7 @@ func TestCheckPeerSameUser(t *testing.T) {
 
 // A listener sees a client of another user for what it is.
 func TestCheckPeerOtherClient(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "s.sock")
+	path := filepath.Join(testuser.SharedDir(t), "s.sock")
 	ln, err := Listen(path)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +94,7 @@ func TestCheckPeerOtherClient(t *testing.T) {
 
 // A client sees a server of another user for what it is.
 func TestCheckPeerOtherServer(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "s.sock")
+	path := filepath.Join(testuser.SharedDir(t), "s.sock")
 	helper(t, "listen", path)
 	var conn *os.File
 	var err error

@@ -52,7 +52,7 @@ func ownOne(path string, warn func(string)) error {
 			return fmt.Errorf("%s is a %v, not a directory, and cannot be moved aside: %w", path, st.Mode().Type(), err)
 		}
 		if warn != nil {
-			warn(fmt.Sprintf("%s was a %v, not a directory; moved aside to %s, making a new one", path, typeName(st), filepath.Base(aside)))
+			warn(fmt.Sprintf("%s was a %v, not a directory; moved aside to %s, making a new one", path, Kind(st), filepath.Base(aside)))
 		}
 	} else if !os.IsNotExist(err) {
 		return err
@@ -67,10 +67,13 @@ func ownOne(path string, warn func(string)) error {
 	return nil
 }
 
-func typeName(st os.FileInfo) string {
+// Kind names the type of file st describes, for messages.
+func Kind(st os.FileInfo) string {
 	switch m := st.Mode(); {
 	case m&os.ModeSymlink != 0:
 		return "symlink"
+	case m.IsDir():
+		return "directory"
 	case m.IsRegular():
 		return "regular file"
 	default:
