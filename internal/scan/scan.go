@@ -125,7 +125,8 @@ func Scan(o Options) (Result, error) {
 // sourceID is the id of the skill at rel (its folder relative to root r),
 // unique among the skills of a scan and stable across scans of the same
 // roots. A skill under an explicit root (--root, SKI_ROOTS) or a user root
-// is known by rel, as ski has always named it; one under a project, plugin
+// (even one the cwd makes a project root too) is known by rel, as ski has
+// always named it; one under a project, plugin
 // or extra root by rel qualified with where it comes from
 // ("project:rel", "plugin:<plugin>/rel", "extra:rel"), so a personal, a
 // project and a plugin skill in folders of the same name never share a
@@ -134,7 +135,7 @@ func Scan(o Options) (Result, error) {
 func sourceID(r Root, rel string, ids map[string]string) string {
 	id := rel
 	switch {
-	case r.Explicit || r.Scope == record.ScopeUser:
+	case r.Explicit || r.Scope == record.ScopeUser || r.UserDir:
 	case r.Scope == record.ScopePlugin:
 		id = "plugin:" + r.Plugin + "/" + rel
 	default:

@@ -170,6 +170,12 @@ func TestSameFileTwiceAcrossRoots(t *testing.T) {
 	if len(res.Skills) != 1 || res.Skills[0].Scope != record.ScopeUser || len(res.Errors) != 0 {
 		t.Errorf("cwd=home: %+v %+v", res.Skills, res.Errors)
 	}
+	// opencode ranks project roots first, but a user root reached as one
+	// keeps its skills' ids: they do not change with the cwd.
+	res = mustScan(t, Options{Host: record.HostOpencode, Cwd: home, Home: home})
+	if len(res.Skills) != 1 || res.Skills[0].ID != "shared" {
+		t.Errorf("opencode, cwd=home: %+v", res.Skills)
+	}
 }
 
 // collisionSetup puts testdata/scan/collision in a fake home and project.
