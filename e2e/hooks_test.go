@@ -362,3 +362,29 @@ func TestHugeAndPrettyEvents(t *testing.T) {
 		t.Fatalf("pretty-printed event: %q", out)
 	}
 }
+
+// session-start trims a log grown past 1 MiB, but never through a symlink:
+// the file a symlinked log points to keeps every byte.
+func TestLogTrimNeverFollowsSymlink(t *testing.T) {
+	w := newWorld(t)
+	state := filepath.Join(w.home, ".local", "state", "ski")
+	os.MkdirAll(state, 0o700)
+	log := filepath.Join(state, "hook.log")
+	big := bytes.Repeat([]byte("a line some other program keeps\n"), 40_000) // 1.3 MB
+
+	precious := filepath.Join(t.TempDir(), "precious.log")
+	os.WriteFile(precious, big, 0o600)
+	os.Symlink(precious, log)
+	w.hook("claude", "session-start", w.payload("claude-session-startup.json"))
+	w.hook("claude", "prompt", w.payload("claude-prompt.json"))
+	if got, _ := os.ReadFile(precious); !bytes.Equal(got, big) {
+		t.Fatalf("the symlinked log's target changed: %d bytes, want %d", len(got), len(big))
+	}
+
+	os.Remove(log)
+	os.WriteFile(log, big, 0o600)
+	w.hook("claude", "session-start", w.payload("claude-session-startup.json"))
+	if st, err := os.Stat(log); err != nil || st.Size() >= int64(len(big)) {
+		t.Fatalf("the user's own log was not trimmed: %v, %v", st.Size(), err)
+	}
+}
