@@ -49,6 +49,8 @@ type world struct {
 	home   string
 	skills string // SKI_ROOTS
 	extra  []string
+	dir    string              // the working directory; the home when empty
+	cred   *syscall.Credential // the user to run as; this process's when nil
 }
 
 func newWorld(t *testing.T) *world {
@@ -118,6 +120,12 @@ func (w *world) run(stdin []byte, name string, args ...string) result {
 	cmd := exec.Command(name, args...)
 	cmd.Env = w.env()
 	cmd.Dir = w.home
+	if w.dir != "" {
+		cmd.Dir = w.dir
+	}
+	if w.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: w.cred}
+	}
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -132,15 +132,14 @@ func TestSilentWhenNothingFits(t *testing.T) {
 // its own exits non-zero and says what is wrong.
 func TestBadInput(t *testing.T) {
 	w := newWorld(t)
-	big := withPrompt(t, w.payload("claude-prompt.json"), strings.Repeat("postmortem ", 100_000))
 	cases := []struct {
 		name    string
 		payload []byte
 		stage   string // what ski-embed --query says
 	}{
 		{"garbage", []byte("this is not json\x00\x01"), "line 1: not a JSON object"},
+		{"1 MB prompt", withPrompt(t, w.payload("claude-prompt.json"), strings.Repeat("x", 1<<20)), "line 1: record exceeds"},
 		{"invalid utf-8", []byte("{\"session_id\":\"s\",\"prompt\":\"write a postmortem \xff\xfe\"}"), "line 1: invalid UTF-8"},
-		{"1 MB prompt", big, "line 1: record exceeds"},
 		{"no prompt", []byte(`{"session_id":"s"}`), `line 1: event has no string field "prompt"`},
 		{"truncated json", []byte(`{"session_id":"s","prompt":"write a post`), "line 1: not a JSON object"},
 	}
@@ -362,5 +361,56 @@ func TestHookShells(t *testing.T) {
 		if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "pipeline failed") || !strings.Contains(r.stderr, "deadline passed") {
 			t.Errorf("%v: want a silent exit 0 with a reason under a passed deadline, got %+v", sh, r)
 		}
+	}
+}
+
+// A huge prompt is ranked on its first part, within the hook's time, and
+// the log says so; a pretty-printed event is an event like any other.
+func TestHugeAndPrettyEvents(t *testing.T) {
+	w := newWorld(t)
+	w.sessionStart("claude")
+	w.sessionStart("opencode")
+	huge := withPrompt(t, w.payload("claude-prompt.json"), "write a blameless postmortem for the outage, the log is below\n"+strings.Repeat("2026-01-02 10:00:00 ERROR checkout: upstream timeout\n", 200_000))
+	if len(huge) < 10<<20 {
+		t.Fatalf("prompt of %d bytes, want 10 MB", len(huge))
+	}
+	if ctx := claudeContext(t, w.hook("claude", "prompt", huge)); !strings.Contains(ctx, `"postmortem"`) {
+		t.Fatalf("10 MB prompt: %s", ctx)
+	}
+	log, _ := os.ReadFile(filepath.Join(w.home, ".local", "state", "ski", "hook.log"))
+	if !strings.Contains(string(log), "bytes; ranking its first 65536") {
+		t.Fatalf("the log does not say the prompt was cut:\n%s", log)
+	}
+	var pretty bytes.Buffer
+	json.Indent(&pretty, withPrompt(t, w.payload("opencode-prompt.json"), "write a blameless postmortem for the outage"), "", "  ")
+	out := w.hook("opencode", "prompt", pretty.Bytes())
+	if !strings.Contains(out, "writing/postmortem") {
+		t.Fatalf("pretty-printed event: %q", out)
+	}
+}
+
+// session-start trims a log grown past 1 MiB, but never through a symlink:
+// the file a symlinked log points to keeps every byte.
+func TestLogTrimNeverFollowsSymlink(t *testing.T) {
+	w := newWorld(t)
+	state := filepath.Join(w.home, ".local", "state", "ski")
+	os.MkdirAll(state, 0o700)
+	log := filepath.Join(state, "hook.log")
+	big := bytes.Repeat([]byte("a line some other program keeps\n"), 40_000) // 1.3 MB
+
+	precious := filepath.Join(t.TempDir(), "precious.log")
+	os.WriteFile(precious, big, 0o600)
+	os.Symlink(precious, log)
+	w.hook("claude", "session-start", w.payload("claude-session-startup.json"))
+	w.hook("claude", "prompt", w.payload("claude-prompt.json"))
+	if got, _ := os.ReadFile(precious); !bytes.Equal(got, big) {
+		t.Fatalf("the symlinked log's target changed: %d bytes, want %d", len(got), len(big))
+	}
+
+	os.Remove(log)
+	os.WriteFile(log, big, 0o600)
+	w.hook("claude", "session-start", w.payload("claude-session-startup.json"))
+	if st, err := os.Stat(log); err != nil || st.Size() >= int64(len(big)) {
+		t.Fatalf("the user's own log was not trimmed: %v, %v", st.Size(), err)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
-	"time"
 	"testing"
+	"time"
 )
 
 // stopServersUnder registers a cleanup that stops every embed server whose

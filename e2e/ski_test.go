@@ -172,7 +172,9 @@ func TestSkiStatus(t *testing.T) {
 	w := newWorld(t)
 	lexicalConfig(t, w)
 	skills := t.TempDir()
-	copyTree(t, filepath.Join(repo, "testdata", "skills", "k8s"), filepath.Join(skills, "k8s"))
+	if err := copyTree(filepath.Join(repo, "testdata", "skills", "k8s"), filepath.Join(skills, "k8s"), false); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(skills, "long", "SKILL.md"), "---\nname: long\ndescription: "+strings.Repeat("word ", 220)+"\n---\nbody\n")
 	writeFile(t, filepath.Join(skills, "broken", "SKILL.md"), "no frontmatter here\n")
 	w.skills = skills
@@ -205,27 +207,6 @@ func TestSkiStatus(t *testing.T) {
 	writeFile(t, idx[0]+".progress", `{"pid":999999999,"model":"m","total":10,"done":4}`)
 	if r := w.ski("status"); !strings.Contains(r.stdout, "no build running (one stopped at 4 of 10 skills, 40%") {
 		t.Errorf("stopped build: %s", r.stdout)
-	}
-}
-
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if info.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -312,7 +293,9 @@ func TestPluginAndInstallRunHooksOnce(t *testing.T) {
 func installThenRemoveScript(t *testing.T, w *world, host string) {
 	t.Helper()
 	scripts := t.TempDir()
-	copyTree(t, filepath.Join(repo, "scripts"), scripts)
+	if err := copyTree(filepath.Join(repo, "scripts"), scripts, false); err != nil {
+		t.Fatal(err)
+	}
 	script := filepath.Join(scripts, "hook-"+host+".sh")
 	os.Chmod(script, 0o755)
 	if r := w.ski("install", "--host", host, "--scripts", scripts); r.code != 0 {
@@ -399,7 +382,9 @@ func TestSkiDoctor(t *testing.T) {
 		}, "model loads", 1, []string{"FAIL", "did not load", "falls back to lexical-v1", "fix:"}},
 		{"index out of date", func(t *testing.T, w *world) {
 			skills := t.TempDir()
-			copyTree(t, w.skills, skills)
+			if err := copyTree(w.skills, skills, false); err != nil {
+				t.Fatal(err)
+			}
 			w.skills = skills
 			w.skiRefresh()
 			writeFile(t, filepath.Join(skills, "new", "SKILL.md"), "---\nname: new\ndescription: A new skill.\n---\n")
@@ -443,7 +428,9 @@ func TestSkiDoctor(t *testing.T) {
 		}, "opencode plugin", 1, []string{"FAIL", "not installed", "fix: scripts/install.sh opencode"}},
 		{"a skill breaking the host's rules", func(t *testing.T, w *world) {
 			skills := t.TempDir()
-			copyTree(t, w.skills, skills)
+			if err := copyTree(w.skills, skills, false); err != nil {
+				t.Fatal(err)
+			}
 			writeFile(t, filepath.Join(skills, "long", "SKILL.md"), "---\nname: long\ndescription: "+strings.Repeat("word ", 220)+"\n---\n")
 			w.skills = skills
 			w.skiRefresh()
@@ -558,7 +545,9 @@ func TestSlashOfSkillHiddenFromTheMenu(t *testing.T) {
 	w := newWorld(t)
 	lexicalConfig(t, w)
 	skills := t.TempDir()
-	copyTree(t, w.skills, skills)
+	if err := copyTree(w.skills, skills, false); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(skills, "style", "SKILL.md"), "---\nname: house-style\ndescription: The team's house style for Go code.\nuser-invocable: false\n---\nUse gofmt.\n")
 	w.skills = skills
 	w.sessionStart("claude")

@@ -28,11 +28,6 @@ fi
 export GOMAXPROCS=1
 ski_state=${XDG_STATE_HOME:-${HOME:-/tmp}/.local/state}/ski
 ski_log=$ski_state/hook.log
-# Where embed servers keep their sockets (embedsrv.RunDir).
-case ${XDG_RUNTIME_DIR:-} in
-/*) ski_run=$XDG_RUNTIME_DIR/ski ;;
-*) ski_run=$ski_state/run ;;
-esac
 # Each stage gives up SKI_STAGE_TIMEOUT whole seconds after it started (the
 # stages of a pipeline start together): one time limit for the pipeline,
 # the user's SKI_HOOK_TIMEOUT, without a timeout process per stage.
@@ -55,54 +50,59 @@ ski_fail() {
 	exit 0
 }
 
-# fd 3 keeps the host's stderr for the debug line; stage messages go to the log.
-exec 3>&2
-if { { [ -d "$ski_state" ] || mkdir -p "$ski_state"; } && : >>"$ski_log"; } 2>/dev/null; then
-	exec 2>>"$ski_log"
-else
+# ski_mine PATH: PATH is the user's own and not a symlink (which could make
+# ski write to a file someone else chose).
+ski_mine() {
+	[ ! -L "$1" ] && [ -O "$1" ]
+}
+
+# ski_log_usable: the log may be appended to: the state dir is a real
+# directory of the user's, and the log is missing or a regular file of
+# theirs. Anything else (a directory, a symlink, another user's file) is
+# left alone, and the stages' messages are dropped.
+ski_log_usable() {
+	[ -d "$ski_state" ] || mkdir -p "$ski_state" || return 1
+	[ -d "$ski_state" ] && ski_mine "$ski_state" || return 1
+	if [ -e "$ski_log" ] || [ -L "$ski_log" ]; then
+		[ -f "$ski_log" ] && ski_mine "$ski_log"
+	fi
+}
+
+# fd 3 keeps the host's stderr for the debug line; stage messages go to the
+# log. "command" keeps a failed redirection (a read-only file system, a file
+# made unwritable meanwhile) from ending the shell, which dash does for the
+# special builtin exec with status 2: Claude Code's "block the prompt".
+exec 3>&2 2>/dev/null
+if ! { ski_log_usable && command exec 2>>"$ski_log"; }; then
 	ski_log=/dev/null
-	exec 2>/dev/null
 fi
 
-# ski_stages: the prompt pipeline, fed the event in $ski_event (a here-document
-# in a function rather than inside $(...), which old shells parse badly).
+# ski_trim_log: empty a log grown past 1 MiB, only when it is still a
+# regular file of the user's (never through a symlink).
+ski_trim_log() {
+	if [ -f "$ski_log" ] && ski_mine "$ski_log" && [ "$(wc -c <"$ski_log")" -gt 1048576 ]; then
+		command : >"$ski_log"
+	fi 2>/dev/null
+}
+
+# ski_stages: the prompt pipeline, fed the host's event on stdin. The shell
+# never reads the event itself: ski-embed reads it (a bounded read, a long
+# prompt cut to its first part) and hands it to the embed server first.
 ski_stages() {
-	ski-embed --query --host "$SKI_HOST" <<EOF | ski-rank | ski-select | ski-ledger record | ski-render --host "$SKI_HOST"
-$ski_event
-EOF
+	ski-embed --query --event --host "$SKI_HOST" | ski-rank | ski-select | ski-ledger record | ski-render --host "$SKI_HOST"
 }
 
 ski_prompt() {
-	# The event, read by the shell itself: hosts send one line, often
-	# without a final newline; anything after a first line is kept too.
-	ski_event=
-	if IFS= read -r ski_event; then
-		while IFS= read -r ski_line; do
-			ski_event="$ski_event
-$ski_line"
-		done
-		ski_event="$ski_event${ski_line:+
-$ski_line}"
-	fi
-	# Hand a short event to the running embed servers first: each reads
-	# events from a FIFO beside its socket and embeds the prompt at once,
-	# so the model works while the stages start and the query finds the
-	# vector in the server's cache. Opening read-write never blocks, and an
-	# event this short fits in the FIFO even when no server reads it.
-	if [ ${#ski_event} -lt 4096 ]; then
-		for ski_hint in "$ski_run"/embed-*.sock.in; do
-			if [ -p "$ski_hint" ]; then printf '%s\n' "$ski_event" 1<>"$ski_hint"; fi
-		done
-	fi
 	if [ "${SKI_DEBUG:-}" = 1 ]; then ski_logged=$(wc -c <"$ski_log"); fi
 	# The stages write only when they have succeeded, so a failed stage
 	# leaves the rest of the pipeline with nothing to say; the last
 	# stage's status (every stage's, under pipefail) and the shape of the
 	# payload are checked before anything reaches the host.
 	if ! ski_out=$(ski_stages); then
-		# A damaged index fails ranking: have it checked whole (and set
-		# aside and rebuilt in the background) without waiting for that.
-		printf '%s\n' "$ski_event" | ski-embed --refresh --background --host "$SKI_HOST" >/dev/null 2>&1 3>&- &
+		# A damaged index fails ranking: have the index of this directory
+		# (where hosts run their hooks) checked whole, and set aside and
+		# rebuilt in the background, without waiting for that.
+		echo '{}' | ski-embed --refresh --background --host "$SKI_HOST" >/dev/null 2>&1 3>&- &
 		ski_fail "pipeline failed" with-log
 	fi
 	case $ski_out in
@@ -123,9 +123,7 @@ ski_observe() {
 ski_session_start() {
 	ski_payload=$(cat) || ski_fail "cannot read stdin"
 	# Keep the log from growing without bound.
-	if [ -f "$ski_log" ] && [ "$(wc -c <"$ski_log")" -gt 1048576 ]; then
-		: >"$ski_log"
-	fi
+	ski_trim_log
 	# The embed server loads the model in the background (detached, with
 	# none of the hook's descriptors) while the index is checked.
 	if [ "${SKI_EMBED_SERVER:-}" != 0 ]; then

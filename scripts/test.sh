@@ -31,3 +31,11 @@ go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 echo "== go test" >&2
 go test -count=1 ./...
+
+# Each fuzz target for a short while (SKI_FUZZTIME, default 5s). An input
+# that fails is written to the package's testdata/fuzz/<target>/, where it
+# stays as a regression input that every go test run replays.
+echo "== fuzz" >&2
+for target in internal/skill:FuzzParse internal/event:FuzzParse internal/vecfile:FuzzDecode internal/ledger:FuzzDecode; do
+	go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime "${SKI_FUZZTIME:-5s}" "./${target%%:*}/"
+done

@@ -53,10 +53,16 @@ in their sessions' ledgers: decision "inject" as loaded by ski,
 ignored. Every line needs a session_id.
 
 Record reads the whole input and checks every line first, then updates each
-session's ledger once, and only then copies its input to stdout unchanged,
-byte for byte. If any line is malformed or an update fails it writes
-nothing and exits 1, so a renderer downstream never shows the model a skill
-the ledger does not know about.
+session's ledger once, and only then copies its records to stdout
+unchanged, one a line. If any line is malformed or an update fails it
+writes nothing and exits 1, so a renderer downstream never shows the model
+a skill the ledger does not know about.
+
+ski-select decided from the ledger as it read it. Record looks again under
+the session's lock: an "inject" of a skill another prompt of the session
+put in context meanwhile, or a "recommend" of one it recommended, is
+neither recorded nor passed on. However many prompts of a session race, a
+skill is injected once.
 
 # Observe
 

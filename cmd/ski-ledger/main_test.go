@@ -111,8 +111,10 @@ func TestRecordPassesInputThrough(t *testing.T) {
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if r.stdout != in {
-		t.Errorf("stdout is not the input byte for byte:\n got %q\nwant %q", r.stdout, in)
+	want := sel("s1", "a", "inject") + "\n" + sel("s1", "b", "recommend") + "\n" +
+		sel("s1", "c", "host-loads") + "\n" + sel("s1", "d", "drop") + "\n"
+	if r.stdout != want {
+		t.Errorf("stdout is not the input's records unchanged, one a line:\n got %q\nwant %q", r.stdout, want)
 	}
 	l := w.load("s1")
 	if e, ok := l.Loaded("a"); !ok || e.Source != ledger.SourceSki {
@@ -284,7 +286,7 @@ func TestObserve(t *testing.T) {
 		{"claude read not in catalog", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Read", "tool_input": map[string]any{"file_path": outside}}), true, ""},
 		{"claude read other file", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Read", "tool_input": map[string]any{"file_path": "/etc/hostname"}}), true, ""},
 		{"claude skill", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Skill", "tool_input": map[string]any{"skill": "demo"}}), true, "demo"},
-		{"claude skill plugin:name", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Skill", "tool_input": map[string]any{"skill": "tools:fmt", "args": "go"}}), false, "fmt"},
+		{"claude skill plugin:name", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Skill", "tool_input": map[string]any{"skill": "tools:fmt", "args": "go"}}), false, "plugin:tools/fmt"},
 		{"claude skill unknown", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Skill", "tool_input": map[string]any{"skill": "nope"}}), true, ""},
 		{"claude unrelated tool", "claude", payload(map[string]any{"session_id": "s", "cwd": project, "tool_name": "Bash", "tool_input": map[string]any{"command": "cat " + demo}}), true, ""},
 		{"opencode skill", "opencode", payload(map[string]any{"session_id": "s", "cwd": project, "tool": "skill", "args": map[string]any{"name": "lint"}}), true, "lint"},

@@ -36,8 +36,15 @@ folders deep. Hidden folders and node_modules are skipped; symlinked
 folders are followed, each real folder once. Nested .claude/skills folders
 below --cwd are not searched.
 
-A skill's id is the path of its folder relative to its root ("k8s/helm-chart");
-a SKILL.md directly in a root takes the root's name.
+A skill's id is the path of its folder relative to its root ("k8s/helm-chart";
+a SKILL.md directly in a root takes the root's name) for --root and SKI_ROOTS
+roots and the user's own skills, and that path qualified by where the skill
+comes from for the others ("project:k8s/helm-chart", "plugin:tools/fmt",
+"extra:k8s/helm-chart"), so skills of different sources never share an id. A
+folder that another root of the same scan also has gets "@" and 8 hex digits
+of the SHA-256 of that root's path. The walk never follows a symlink to / or
+into a system tree (/proc, /sys, /usr, ...) and stops after 50000 entries
+below a root; both are reported as error records.
 
 # Output records
 

@@ -241,7 +241,7 @@ func TestRootsFromEnvAndConfig(t *testing.T) {
 	}
 	cwd := t.TempDir()
 	r := runCmd(t, vars, "--cwd", cwd)
-	if got := strings.Join(ids(r), " "); r.code != 0 || got != "user:one user:two extra:three" {
+	if got := strings.Join(ids(r), " "); r.code != 0 || got != "user:one user:two extra:extra:three" {
 		t.Errorf("SKI_ROOTS: exit %d, got %q", r.code, got)
 	}
 	if !strings.Contains(r.stderr, "ski-scan: warning: SKI_ROOTS entry "+filepath.Join(a, "missing")) {
@@ -249,7 +249,7 @@ func TestRootsFromEnvAndConfig(t *testing.T) {
 	}
 	// --root wins over SKI_ROOTS.
 	r = runCmd(t, vars, "--cwd", cwd, "--root", b)
-	if got := strings.Join(ids(r), " "); got != "user:two extra:three" {
+	if got := strings.Join(ids(r), " "); got != "user:two extra:extra:three" {
 		t.Errorf("--root: got %q", got)
 	}
 }
@@ -266,8 +266,8 @@ func TestHostDiscovery(t *testing.T) {
 	writeSkill(t, filepath.Join(project, ".opencode", "skills", "oc"), "oc")
 	writeSkill(t, filepath.Join(vars["XDG_CONFIG_HOME"], "opencode", "skill", "global-oc"), "global-oc")
 	for _, tt := range []struct{ host, want string }{
-		{"claude", "user:mine project:ours"},
-		{"opencode", "project:oc project:ours user:global-oc user:mine"},
+		{"claude", "user:mine project:project:ours"},
+		{"opencode", "project:project:oc project:project:ours user:global-oc user:mine"},
 	} {
 		r := runCmd(t, vars, "--host", tt.host, "--cwd", project)
 		var got []string

@@ -23,6 +23,7 @@ import (
 	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // Project is one automatic index: the skills a host sees from a directory,
@@ -115,7 +116,8 @@ func SetAside(path string, why error, warn func(string)) {
 // is closed, by this process or one it hands the file to.
 func Lock(p Project, wait bool) (*os.File, bool, error) {
 	path := p.LockPath()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	// The index folder is ski's own, never a symlink's target.
+	if err := xdg.OwnDir(filepath.Dir(path), p.CacheDir, nil); err != nil {
 		return nil, false, fmt.Errorf("build lock: %w", err)
 	}
 	f, err := openLock(path)
@@ -144,7 +146,7 @@ func Lock(p Project, wait bool) (*os.File, bool, error) {
 // path (a directory, a symlink, a file of another owner).
 func openLock(path string) (*os.File, error) {
 	for try := 0; ; try++ {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|noFollow, 0o600)
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|xdg.NoFollow, 0o600)
 		if err == nil {
 			if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
 				return f, nil
@@ -205,10 +207,10 @@ func writeProgress(path string, pr Progress) {
 // or returns nil when it is not a regular file of this user's that can be
 // appended to: a log is never written through a symlink.
 func OpenLog(stateDir string) *os.File {
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+	if err := xdg.OwnDir(stateDir, stateDir, nil); err != nil {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(stateDir, "hook.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
+	f, err := os.OpenFile(filepath.Join(stateDir, "hook.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|xdg.NoFollow, 0o600)
 	if err != nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package builder
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/skill-inject/ski/internal/embcache"
@@ -12,6 +13,7 @@ import (
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // rounds bounds how often one builder goes round again because skills
@@ -123,6 +125,10 @@ func writeIndex(path string, p Project, skills []record.Skill, stamp string, emb
 	idx.Header.Host = p.Scan.Host
 	idx.Header.Roots = p.roots()
 	idx.Header.Stamp = stamp
+	// The index folder is ski's own, never a symlink's target.
+	if err := xdg.OwnDir(filepath.Dir(path), p.CacheDir, o.Warn); err != nil {
+		return stats, fmt.Errorf("index folder: %w", err)
+	}
 	return stats, indexfile.Write(path, idx)
 }
 

@@ -35,6 +35,7 @@ import (
 	"github.com/skill-inject/ski/internal/aside"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/flock"
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 const (
@@ -90,7 +91,8 @@ func Open(cacheDir, model string, dim int, warn func(string)) (*Cache, error) {
 	}
 	c := &Cache{path: Path(cacheDir, model), model: model, dim: dim, vecs: map[Key][]float32{},
 		MaxBytes: DefaultMaxBytes, warn: warn}
-	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
+	// The cache folder is ski's own, never a symlink's target.
+	if err := xdg.OwnDir(filepath.Dir(c.path), cacheDir, warn); err != nil {
 		return nil, fmt.Errorf("embedding cache: %w", err)
 	}
 	if err := c.load(); err != nil {
@@ -372,7 +374,7 @@ func (c *Cache) rewrite(keys []Key) error {
 // openFile opens path without following a symlink at its last element:
 // the cache never writes through a link to someone else's file.
 func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
-	return os.OpenFile(path, flag|noFollow, perm)
+	return os.OpenFile(path, flag|xdg.NoFollow, perm)
 }
 
 // Lookup is Get on a cache that may be nil (no cache: never found).

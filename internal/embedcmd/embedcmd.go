@@ -8,6 +8,7 @@
 package embedcmd
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/skill-inject/ski/internal/builder"
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/event"
 	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
@@ -55,6 +57,7 @@ func (p Program) Run(env cli.Env) error {
 	model := fs.String("model", "", "model `id` for a new index (default from config, else "+embed.DefaultModel()+")")
 	runtime := fs.String("onnxruntime", "", "ONNX Runtime shared library `file` (default: config onnxruntime, $ONNXRUNTIME_SHARED_LIBRARY_PATH, beside the executable, $XDG_DATA_HOME/ski/runtime, the system loader path)")
 	maxLine := fs.Int("max-line", 512<<10, "longest input line in `bytes` (a longer prompt is refused)")
+	oneEvent := fs.Bool("event", false, "with --query: the input is one host event, any JSON object (pretty-printed or not, up to 16 MiB); a prompt longer than 64 KiB is ranked on its first 64 KiB")
 	if err := cli.Parse(fs, env); err != nil {
 		return err
 	}
@@ -91,6 +94,9 @@ func (p Program) Run(env cli.Env) error {
 	}
 	if (*detach || *delay != 0) && !*serveMode {
 		return cli.Usagef("--detach and --delay go with --serve")
+	}
+	if *oneEvent && !*queryMode {
+		return cli.Usagef("--event goes with --query")
 	}
 	dirs := xdg.Resolve(env.Getenv)
 	// Warnings wait until this process knows it will not hand the run off:
@@ -129,15 +135,27 @@ func (p Program) Run(env cli.Env) error {
 	qo := query.Options{Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
 		Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap, Start: b.startFor,
 		Written: func() { closeOutput(env) }}
+	var event []byte
+	if *oneEvent {
+		if event, err = readEvent(env); err != nil {
+			return err
+		}
+		env.Stdin = bytes.NewReader(append(event, '\n'))
+	}
 	if p.HandOff != nil && !embed.BuiltIn(m.Backend) {
 		// Only a query on the automatic index can be answered here, and
 		// only through a server that is up.
 		if !*queryMode || *indexPath != "" {
-			return p.handOff()
+			return p.handOffWith(event)
+		}
+		// The server starts on the prompt while this process finds the
+		// index and asks.
+		if event != nil {
+			srv.hint(m.ID, event)
 		}
 		remote := srv.remote(m)
 		if remote == nil {
-			return p.handOff()
+			return p.handOffWith(event)
 		}
 		qo.Auto = remote
 		qo.Seen = func(so scan.Options, model string) { remote.Project = b.spec(so, model) }
@@ -171,6 +189,32 @@ func (p Program) handOff() error {
 		return fmt.Errorf("this ski-embed cannot hand off to the model runtime")
 	}
 	return p.HandOff()
+}
+
+// readEvent reads the one host event on standard input (event.Read), as
+// one line of JSON. A prompt cut to
+// its first part is said on stderr at once: the binary this run may be
+// handed to reads the cut event and cannot tell.
+func readEvent(env cli.Env) ([]byte, error) {
+	line, cut, err := event.Read(env.Stdin, event.MaxBytes, event.MaxPrompt)
+	if err != nil {
+		return nil, fmt.Errorf("<stdin>: %w", err)
+	}
+	if cut != nil {
+		fmt.Fprintf(env.Stderr, "ski-embed: warning: the prompt has %d bytes; ranking its first %d\n", cut.Was, cut.Kept)
+	}
+	return line, nil
+}
+
+// handOffWith hands the run off; event, when it was read from standard
+// input already, becomes the other binary's standard input.
+func (p Program) handOffWith(event []byte) error {
+	if event != nil {
+		if err := refillStdin(append(event, '\n')); err != nil {
+			return fmt.Errorf("hand the event on: %w", err)
+		}
+	}
+	return p.handOff()
 }
 
 // closeOutput closes standard output when it is a file, so the next stage

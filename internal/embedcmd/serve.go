@@ -98,6 +98,18 @@ func (s server) client(local embed.Embedder, build string) (*embedsrv.Client, er
 		Timeout: serverTimeout, PerText: serverPerText, Log: s.warn}, nil
 }
 
+// hint hands event to the embed server of model, if one runs, so it starts
+// on the prompt before it is asked (embedsrv.SendHint); unless
+// SKI_EMBED_SERVER=0.
+func (s server) hint(model string, event []byte) {
+	if s.env.Getenv("SKI_EMBED_SERVER") == "0" {
+		return
+	}
+	if sock, err := s.socket(model); err == nil {
+		embedsrv.SendHint(sock, event)
+	}
+}
+
 // unloadable stands in for a model this binary has no runtime for.
 type unloadable struct{ m embed.Model }
 

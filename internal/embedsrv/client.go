@@ -163,6 +163,11 @@ func (c *Client) exchange(req request) (a answer, answered bool, err error) {
 		if err != nil {
 			return answer{}, false, err
 		}
+		// A prompt goes only to a server of this user's.
+		if err := unixsock.CheckPeer(conn); err != nil {
+			conn.Close()
+			return answer{}, false, fmt.Errorf("server at %s: %w", c.Socket, err)
+		}
 		c.conn = conn
 	}
 	c.conn.SetDeadline(time.Now().Add(c.Timeout + time.Duration(max(len(texts)-1, 0))*c.PerText))

@@ -65,8 +65,12 @@ func (s *server) hints() (stop func(), err error) {
 		}
 	}()
 	return func() {
+		if st, err := f.Stat(); err == nil {
+			if cur, err := os.Lstat(path); err == nil && os.SameFile(st, cur) {
+				os.Remove(path)
+			}
+		}
 		f.Close()
-		os.Remove(path)
 		<-done
 	}, nil
 }

@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/flock"
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/unixsock"
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // ErrRunning means another server holds the socket's lock.
@@ -45,13 +48,16 @@ type ServerOptions struct {
 		Add(project []byte)
 		Run(stop <-chan struct{})
 	}
+	// WatchEvery is how often the server checks that its socket and run
+	// directory are still there and private; 0 means every second.
+	WatchEvery time.Duration
 }
 
 // Serve runs the server until it has been idle for o.Idle or a client of
 // another version calls. It returns ErrRunning when another server holds
 // the lock of o.Socket.
 func Serve(o ServerOptions) error {
-	lock, err := os.OpenFile(o.Socket+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := openLock(o.Socket + ".lock")
 	if err != nil {
 		return fmt.Errorf("lock: %w", err)
 	}
@@ -94,6 +100,8 @@ func Serve(o ServerOptions) error {
 		defer close(stop)
 		go o.Watch.Run(stop)
 	}
+	stopWatch := s.watch(o.Socket, o.WatchEvery)
+	defer stopWatch()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -162,9 +170,10 @@ func (s *server) untrack(conn *os.File) {
 }
 
 // handle answers the requests of one connection until the client hangs up
-// (or a request is of another version).
+// (or a request is of another version). A client of another user is hung
+// up on at once.
 func (s *server) handle(conn *os.File) {
-	if !s.track(conn) {
+	if unixsock.CheckPeer(conn) != nil || !s.track(conn) {
 		conn.Close()
 		return
 	}
@@ -281,4 +290,72 @@ func (c *cache) put(text string, v []float32) {
 	}
 	c.vecs[text] = v
 	c.order = append(c.order, text)
+}
+
+// watch stops the server once its socket file is gone or replaced, or its
+// directory is gone or no longer private to this user: a server nobody can
+// reach, or whose FIFO others might open, must not keep running (and
+// embedding) until its idle timeout. The returned func ends the watch.
+func (s *server) watch(socket string, every time.Duration) (stop func()) {
+	if every <= 0 {
+		every = time.Second
+	}
+	mine, err := os.Lstat(socket)
+	if err != nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			if !stillServing(socket, mine) {
+				s.stop()
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// stillServing reports whether the file at socket is still the socket
+// mine, in a directory only this user may enter.
+func stillServing(socket string, mine os.FileInfo) bool {
+	st, err := os.Lstat(socket)
+	if err != nil || !os.SameFile(st, mine) {
+		return false
+	}
+	dir, err := os.Lstat(filepath.Dir(socket))
+	return err == nil && dir.IsDir() && dir.Mode().Perm()&0o077 == 0 && ownedByMe(dir)
+}
+
+// openLock opens (creating) the server's lock file, never through a
+// symlink. Anything else in its place (a symlink, a directory, a FIFO) is
+// set aside, once: the run dir is this user's own.
+func openLock(path string) (*os.File, error) {
+	for try := 0; ; try++ {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|xdg.NoFollow|syscall.O_NONBLOCK, 0o600)
+		if err == nil {
+			st, serr := f.Stat()
+			if serr == nil && st.Mode().IsRegular() {
+				return f, nil
+			}
+			f.Close()
+			err = fmt.Errorf("%s: not a regular file", path)
+		}
+		if try > 0 {
+			return nil, err
+		}
+		if _, lerr := os.Lstat(path); lerr != nil {
+			return nil, err
+		}
+		if rerr := os.Rename(path, fmt.Sprintf("%s.corrupt-%d", path, time.Now().UnixNano())); rerr != nil {
+			return nil, err
+		}
+	}
 }

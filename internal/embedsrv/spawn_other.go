@@ -18,3 +18,6 @@ func mkfifo(string) error { return errors.ErrUnsupported }
 func SpawnWith([]string, *os.File, []uintptr, string, ...string) error {
 	return errors.ErrUnsupported
 }
+
+// SendHint hands nothing over off Unix.
+func SendHint(string, []byte) bool { return false }

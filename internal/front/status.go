@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -208,14 +207,6 @@ func (p buildProgress) summary() string {
 	return fmt.Sprintf("building with %s: %d of %d skills (%d%%), pid %d, started %s ago", p.Model, p.Done, p.Total, pct, p.PID, age(time.Since(p.Started)))
 }
 
-// alive reports whether a process with that id runs.
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
 
 // serverInfo is the state of the embed server for the configured model.
 type serverInfo struct {

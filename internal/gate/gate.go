@@ -128,8 +128,10 @@ func Decide(cands []record.Candidate, set Settings, seen Seen) []record.Selectio
 
 // gate decides one candidate on its own; caps are applied by decide.
 func gateOne(c record.Candidate, s Settings, seen Seen) (decision, reason string) {
-	named := func(list []string) bool { return slices.Contains(list, c.ID) || slices.Contains(list, c.Name) }
-	loaded := func() (string, bool) { return seen.Loaded(c.ID) }
+	named := func(list []string) bool {
+		return slices.Contains(list, c.ID) || slices.Contains(list, c.Name) || slices.Contains(list, record.LegacyID(c.ID))
+	}
+	loaded := func() (string, bool) { return loadedAs(seen, c.ID) }
 	switch c.Mention {
 	case "":
 	case mention.Slash:
@@ -177,8 +179,20 @@ func gateOne(c record.Candidate, s Settings, seen Seen) (decision, reason string
 	return record.DecisionInject, fmt.Sprintf("score %.3f at or above inject_similarity %.3f", c.Score, s.InjectSimilarity)
 }
 
+// loadedAs looks id up in seen, and then the id ski gave the skill before
+// ids named their source (record.LegacyID), which older ledgers hold.
+func loadedAs(seen Seen, id string) (string, bool) {
+	if src, ok := seen.Loaded(id); ok {
+		return src, ok
+	}
+	if old := record.LegacyID(id); old != id {
+		return seen.Loaded(old)
+	}
+	return "", false
+}
+
 func recommendOnce(c record.Candidate, seen Seen, reason string) (string, string) {
-	if seen.Recommended(c.ID) {
+	if seen.Recommended(c.ID) || seen.Recommended(record.LegacyID(c.ID)) {
 		return record.DecisionDrop, reason + "; already recommended in this session"
 	}
 	return record.DecisionRecommend, reason

@@ -156,3 +156,20 @@ func TestRejectsOtherKinds(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A ledger written before ids named their source holds the skill's old id
+// (its folder): the skill counts as loaded or recommended all the same.
+func TestLegacyLedgerIDs(t *testing.T) {
+	set := Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 1, MaxSkills: 3}
+	seen := fakeSeen{loaded: map[string]bool{"review": true}, recommended: map[string]bool{"lint": true}}
+	got := decide(t, set, seen,
+		cand("project:review", 0.9, nil),
+		cand("plugin:kit/lint", 0.4, nil),
+		cand("project:fresh", 0.9, nil))
+	want := map[string]string{"project:review": record.DecisionDrop, "plugin:kit/lint": record.DecisionDrop, "project:fresh": record.DecisionInject}
+	for id, d := range want {
+		if got[id] != d {
+			t.Errorf("%s: %s, want %s", id, got[id], d)
+		}
+	}
+}

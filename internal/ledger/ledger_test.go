@@ -32,6 +32,16 @@ func testStore(t *testing.T) (*Store, *[]string) {
 	return s, &warns
 }
 
+// An id that looks like the hashed key of another maps elsewhere.
+func TestKeyCollisionFree(t *testing.T) {
+	other := "a/b"
+	hashed, _ := Key(other)
+	key, _ := Key(hashed)
+	if key == hashed {
+		t.Fatalf("session %q and session %q share the ledger %s", other, hashed, key)
+	}
+}
+
 func TestKey(t *testing.T) {
 	hashed := regexp.MustCompile(`^h-[0-9a-f]{32}$`)
 	tests := []struct {
@@ -53,6 +63,8 @@ func TestKey(t *testing.T) {
 		{"ümlaut", false},
 		{"nul\x00byte", false},
 		{"line\nbreak", false},
+		{"h-0123456789abcdef0123456789abcdef", false}, // looks hashed: hashed too
+		{"h-x", false},
 	}
 	for _, tt := range tests {
 		key, err := Key(tt.session)

@@ -41,22 +41,59 @@ func (m Mark) apply(l *Ledger, now time.Time) error {
 	return nil
 }
 
+// taken reports whether the ledger already has what m would record first:
+// the skill of an injection or recommendation is in context, or was
+// recommended, since another prompt of the session recorded it.
+//
+// Entries of older ledgers name a skill by its id of then
+// (record.LegacyID) and count too.
+func (m Mark) taken(l *Ledger) bool {
+	ids := []string{m.ID}
+	if old := record.LegacyID(m.ID); old != m.ID {
+		ids = append(ids, old)
+	}
+	for _, id := range ids {
+		_, loaded := l.Loaded(id)
+		switch {
+		case loaded && (m.Event == EventInject || m.Event == EventRecommend):
+			return true
+		case m.Event == EventRecommend && l.Recommended(id):
+			return true
+		}
+	}
+	return false
+}
+
 // Apply makes marks in order with one Update per session, sessions in the
 // order they first appear. It stops at the first session that fails; the
 // sessions before it stay updated.
 func (s *Store) Apply(marks []Mark) error {
+	_, err := s.apply(marks, false)
+	return err
+}
+
+// apply is Apply; with once, an injection or recommendation that another
+// prompt of the session recorded first (seen under the session's lock) is
+// not made again, and taken[i] reports it for marks[i].
+func (s *Store) apply(marks []Mark, once bool) (taken []bool, err error) {
+	taken = make([]bool, len(marks))
 	var order []string
-	bySession := make(map[string][]Mark)
-	for _, m := range marks {
+	bySession := make(map[string][]int)
+	for i, m := range marks {
 		if _, ok := bySession[m.Session]; !ok {
 			order = append(order, m.Session)
 		}
-		bySession[m.Session] = append(bySession[m.Session], m)
+		bySession[m.Session] = append(bySession[m.Session], i)
 	}
 	for _, session := range order {
 		err := s.Update(session, func(l *Ledger) error {
 			now := s.now()
-			for _, m := range bySession[session] {
+			for _, i := range bySession[session] {
+				m := marks[i]
+				taken[i] = once && m.taken(l)
+				if taken[i] {
+					continue
+				}
 				if err := m.apply(l, now); err != nil {
 					return err
 				}
@@ -64,10 +101,10 @@ func (s *Store) Apply(marks []Mark) error {
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("session %q: %w", session, err)
+			return nil, fmt.Errorf("session %q: %w", session, err)
 		}
 	}
-	return nil
+	return taken, nil
 }
 
 // Input is an NDJSON stream to read.
@@ -87,35 +124,52 @@ func (in Input) reader(r io.Reader) *ndjson.Reader {
 
 // Record reads the whole stream of ski-select records, checks every line,
 // applies the marks (one Update per session), and only then copies the
-// input to out byte for byte. Nothing is written to out when a line is
-// malformed or an update fails, so a renderer downstream never shows the
-// model a skill the ledger does not know about.
+// input lines to out byte for byte. Nothing is written to out when a line
+// is malformed or an update fails, so a renderer downstream never shows
+// the model a skill the ledger does not know about.
 //
 // Decisions map to marks: inject → loaded by ski, host-loads → loaded by
-// the user, recommend → recommended, drop → nothing.
+// the user, recommend → recommended, drop → nothing. ski-select decided
+// from the ledger as it was when it read it; under the session's lock an
+// injection or recommendation that another prompt of the same session
+// recorded meanwhile is neither made again nor passed on, so a skill goes
+// into a session once however many prompts race. Record returns the marks
+// it made.
 func Record(s *Store, in Input, out io.Writer) ([]Mark, error) {
-	var raw bytes.Buffer
-	r := in.reader(io.TeeReader(in.R, &raw))
+	r := in.reader(in.R)
+	var lines [][]byte
 	var marks []Mark
+	var lineOf []int // marks[i] came from lines[lineOf[i]]
 	if err := r.Each(func(line []byte) error {
 		m, ok, err := selectionMark(line)
 		if err != nil {
 			return r.Errorf("%w", err)
 		}
+		lines = append(lines, append(bytes.Clone(line), '\n'))
 		if ok {
 			marks = append(marks, m)
+			lineOf = append(lineOf, len(lines)-1)
 		}
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	if err := s.Apply(marks); err != nil {
+	taken, err := s.apply(marks, true)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := out.Write(raw.Bytes()); err != nil {
-		return marks, fmt.Errorf("write output: %w", err)
+	made := marks[:0:0]
+	for i, m := range marks {
+		if taken[i] {
+			lines[lineOf[i]] = nil
+		} else {
+			made = append(made, m)
+		}
 	}
-	return marks, nil
+	if _, err := out.Write(bytes.Join(lines, nil)); err != nil {
+		return made, fmt.Errorf("write output: %w", err)
+	}
+	return made, nil
 }
 
 func selectionMark(line []byte) (Mark, bool, error) {

@@ -22,8 +22,12 @@ func TestRecordPassThrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != in {
-		t.Errorf("output differs from input:\n%q\n%q", out.String(), in)
+	want := `{"kind":"selection","session_id":"s1","id":"user/a","decision":"inject","score":0.5}` + "\n" +
+		`{"kind":"selection","session_id":"s1","id":"user/b","decision":"recommend"}` + "\n" +
+		`{"kind":"selection","session_id":"s2","id":"user/c","decision":"host-loads"}` + "\n" +
+		`{"kind":"selection","session_id":"s2","id":"user/d","decision":"drop",  "why":["<&>"]}` + "\n"
+	if out.String() != want {
+		t.Errorf("output is not the input's records, one a line:\n%q\n%q", out.String(), want)
 	}
 	if len(marks) != 3 {
 		t.Errorf("marks %+v", marks)
@@ -100,11 +104,14 @@ func TestRecordErrors(t *testing.T) {
 
 func TestRecordUpdateFailureWritesNothing(t *testing.T) {
 	s, _ := testStore(t)
-	// A file where the ledger directory should be.
-	if err := os.MkdirAll(filepath.Dir(s.Dir), 0o700); err != nil {
+	// A file where the folder above ski's state folder should be (ski
+	// sets aside what is wrong in its own folders, not the user's).
+	top := filepath.Dir(filepath.Dir(s.Dir))
+	if err := os.MkdirAll(filepath.Dir(top), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(s.Dir, nil, 0o600)
+	os.RemoveAll(top)
+	os.WriteFile(top, nil, 0o600)
 	var out bytes.Buffer
 	_, err := Record(s, Input{R: strings.NewReader(`{"kind":"selection","session_id":"s","id":"a","decision":"inject"}`)}, &out)
 	if err == nil {
@@ -280,5 +287,39 @@ func TestObserveErrors(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// Two prompts of a session that both chose to inject a skill: the one that
+// records second finds it in the ledger under the lock, and passes on
+// neither its injection nor a recommendation already made.
+func TestRecordDropsWhatAnotherPromptRecorded(t *testing.T) {
+	s, _ := testStore(t)
+	in := `{"kind":"selection","session_id":"s1","id":"a","decision":"inject"}` + "\n" +
+		`{"kind":"selection","session_id":"s1","id":"b","decision":"recommend"}` + "\n" +
+		`{"kind":"selection","session_id":"s1","id":"c","decision":"drop"}` + "\n"
+	var first, second bytes.Buffer
+	if _, err := Record(s, Input{R: strings.NewReader(in)}, &first); err != nil {
+		t.Fatal(err)
+	}
+	if first.String() != in {
+		t.Fatalf("first prompt: %q", first.String())
+	}
+	marks, err := Record(s, Input{R: strings.NewReader(in)}, &second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"kind":"selection","session_id":"s1","id":"c","decision":"drop"}` + "\n"; second.String() != want {
+		t.Fatalf("second prompt passed on %q, want only %q", second.String(), want)
+	}
+	if len(marks) != 0 {
+		t.Fatalf("second prompt made marks %+v", marks)
+	}
+	l, err := s.Load("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := l.Loaded("a"); e.Count != 1 {
+		t.Fatalf("a marked loaded %d times, want 1", e.Count)
 	}
 }

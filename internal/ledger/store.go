@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/skill-inject/ski/internal/flock"
@@ -66,13 +67,15 @@ func safeKey(s string) bool {
 
 // Key turns a session id into the file name stem of its ledger. Session ids
 // come from host payloads and are not trusted: an id is used as it is only
-// when it is 1–100 characters of [A-Za-z0-9._-] and not "." or "..";
-// otherwise the key is "h-" and the first 32 hex digits of its SHA-256.
+// when it is 1–100 characters of [A-Za-z0-9._-], not "." or "..", and does
+// not start with "h-"; otherwise the key is "h-" and the first 32 hex
+// digits of its SHA-256. The two kinds of key never meet, so no two ids
+// share a ledger (an id that looks like a hashed key is hashed itself).
 func Key(session string) (string, error) {
 	if session == "" {
 		return "", errors.New("empty session id")
 	}
-	if safeKey(session) && session != "." && session != ".." {
+	if safeKey(session) && session != "." && session != ".." && !strings.HasPrefix(session, "h-") {
 		return session, nil
 	}
 	sum := sha256.Sum256([]byte(session))
@@ -151,8 +154,8 @@ func (s *Store) Update(session string, fn func(*Ledger) error) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
-		return fmt.Errorf("ledger directory: %w", err)
+	if err := s.ensureDir(); err != nil {
+		return err
 	}
 	return s.locked(key, func() error {
 		path := s.path(key, ".json")
@@ -182,26 +185,56 @@ func (s *Store) read(path, session string) (*Ledger, error) {
 	if derr == nil {
 		return l, nil
 	}
+	if err := s.setAside(path, fmt.Sprintf("ledger %s: %v", path, derr), "starting empty"); err != nil {
+		return nil, err
+	}
+	return New(session), nil
+}
+
+// setAside renames path to <path>.corrupt-<unix nanoseconds>, for a human
+// to look at, and warns why; then goes on.
+func (s *Store) setAside(path, why, next string) error {
 	aside := fmt.Sprintf("%s.corrupt-%d", path, s.now().UnixNano())
 	if err := os.Rename(path, aside); err != nil {
-		return nil, fmt.Errorf("ledger %s: %v; cannot move it aside: %w", path, derr, err)
+		return fmt.Errorf("%s; cannot move it aside: %w", why, err)
 	}
-	s.warn("ledger %s: %v; moved aside to %s, starting empty", path, derr, filepath.Base(aside))
-	return New(session), nil
+	s.warn("%s; moved aside to %s, %s", why, filepath.Base(aside), next)
+	return nil
+}
+
+// ensureDir makes the ledger directory (0700) and checks its parent, ski's
+// state folder. Something else in the place of either (a file, a symlink,
+// which would put ledgers wherever it points) is set aside first.
+func (s *Store) ensureDir() error {
+	if err := xdg.OwnDir(s.Dir, filepath.Dir(s.Dir), s.Warn); err != nil {
+		return fmt.Errorf("ledger directory: %w", err)
+	}
+	return nil
 }
 
 // readLedger reads and decodes the ledger file at path. err is an I/O
 // error (fs.ErrNotExist for a missing file); bad says why a file that
 // could be read is not a usable ledger.
+//
+// A path that is not a regular file (a directory, a symlink, a FIFO) or
+// that cannot be opened or read (another user's file) is bad too: it is
+// no ledger this user can use, and whatever a symlink points to is never
+// read or written.
 func readLedger(path string) (l *Ledger, bad, err error) {
-	f, err := os.Open(path)
-	if err != nil {
+	f, err := os.OpenFile(path, os.O_RDONLY|xdg.NoFollow|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, err
 	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errForeign, err), nil
+	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: not a regular file", errForeign), nil
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
-		return nil, nil, fmt.Errorf("read ledger: %w", err)
+		return nil, fmt.Errorf("%w: %v", errForeign, err), nil
 	}
 	if len(data) > maxFileSize {
 		return nil, fmt.Errorf("%w: larger than %d bytes", errForeign, maxFileSize), nil
@@ -259,7 +292,7 @@ func (s *Store) locked(key string, fn func() error) error {
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	f, err := lock(s.path(key, ".lock"), timeout)
+	f, err := s.lock(s.path(key, ".lock"), timeout)
 	if err != nil {
 		return err
 	}
@@ -269,12 +302,25 @@ func (s *Store) locked(key string, fn func() error) error {
 
 // lock opens and locks path, waiting up to timeout. It makes sure the file
 // it locked is still the one at path, since GC removes lock files (holding
-// their lock) and a waiter may have opened the old one.
-func lock(path string, timeout time.Duration) (*os.File, error) {
+// their lock) and a waiter may have opened the old one. Something at path
+// that cannot be a lock file of this user's (a directory, a symlink,
+// another user's or a read-only file) is set aside once, and a new lock
+// file made.
+func (s *Store) lock(path string, timeout time.Duration) (*os.File, error) {
 	deadline := time.Now().Add(timeout)
 	delay := time.Millisecond
+	asideDone := false
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		f, err := openLock(path)
+		if err != nil && !asideDone && !errors.Is(err, fs.ErrNotExist) {
+			if st, lerr := os.Lstat(path); lerr == nil {
+				asideDone = true
+				why := fmt.Sprintf("ledger lock %s: a %v that cannot be locked (%v)", path, xdg.Kind(st), err)
+				if s.setAside(path, why, "making a new one") == nil {
+					continue
+				}
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("lock ledger: %w", err)
 		}
@@ -472,9 +518,23 @@ func (s *Store) removeLedger(key string, old func(string) bool) (ledger, lockFil
 	return true, lockFile, nil
 }
 
+// openLock opens (creating) the lock file at path: a regular file, never
+// through a symlink.
+func openLock(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|xdg.NoFollow|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return f, nil
+}
+
 // tryLockPath locks path without waiting, creating it if needed.
 func tryLockPath(path string) (*os.File, bool) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openLock(path)
 	if err != nil {
 		return nil, false
 	}

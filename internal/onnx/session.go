@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // Session creation dominates a new process's cost (~135 ms for the
@@ -45,6 +47,11 @@ type sessionOptions struct {
 // written only costs time.
 func newSession(path, cacheDir string, so sessionOptions) (*ort.DynamicAdvancedSession, error) {
 	opt, err := optimisedPath(path, cacheDir)
+	if err == nil {
+		// The cache's folders are ski's own, never read or written
+		// through a symlink.
+		err = xdg.OwnDir(filepath.Dir(opt), cacheDir, nil)
+	}
 	if err == nil {
 		if _, err := os.Stat(opt); err == nil {
 			sess, err := createSession(opt, ort.GraphOptimizationLevelDisableAll, "", so)

@@ -15,8 +15,15 @@ import (
 // MaxQueryChars bounds the cleaned text; models read a few hundred tokens.
 const MaxQueryChars = 2000
 
-// controlPrefixes start prompts that the host writes, not the user.
-var controlPrefixes = []string{"<task-notification>", "<system-reminder>", "<command-name>", "<local-command-stdout>"}
+// controlPrefixes start prompts that the host writes, not the user: task
+// and system notices, slash-command echoes, and the input and output of
+// commands the user ran with "!" (Claude Code's bash mode).
+var controlPrefixes = []string{
+	"<task-notification>", "<system-reminder>",
+	"<command-name>", "<command-message>", "<command-args>",
+	"<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>",
+	"<bash-input>", "<bash-stdout>", "<bash-stderr>",
+}
 
 // IsControl reports whether p is empty or a host control payload.
 func IsControl(p string) bool {

@@ -9,12 +9,17 @@ import (
 
 func TestIsControl(t *testing.T) {
 	for p, want := range map[string]bool{
-		"":                                       true,
-		"  \n ":                                  true,
-		"<task-notification>done":                true,
-		"  <system-reminder>x</system-reminder>": true,
-		"fix the <system-reminder> parser":       false,
-		"write a postmortem":                     false,
+		"":                                        true,
+		"  \n ":                                   true,
+		"<task-notification>done":                 true,
+		"  <system-reminder>x</system-reminder>":  true,
+		"fix the <system-reminder> parser":        false,
+		"<bash-input>ls -la</bash-input>":         true,
+		"<bash-stdout>total 0</bash-stdout>":      true,
+		"<bash-stderr>no such file</bash-stderr>": true,
+		"<local-command-stderr>x":                 true,
+		"<command-message>postmortem is running":  true,
+		"write a postmortem":                      false,
 	} {
 		if got := IsControl(p); got != want {
 			t.Errorf("IsControl(%q) = %v", p, got)

@@ -2,6 +2,8 @@
 // stages. docs/records.md is the schema reference; keep the two in step.
 package record
 
+import "strings"
+
 // Kinds of record. Every line carries one in its "kind" field.
 const (
 	KindSkill     = "skill"     // ski-scan: a usable skill
@@ -21,6 +23,26 @@ const (
 	ScopePlugin  = "plugin"
 	ScopeExtra   = "extra"
 )
+
+// LegacyID is the id ski gave the skill of id before ids were qualified by
+// their source (scan.sourceID): the folder relative to its root. Ledgers
+// written then name skills by it.
+func LegacyID(id string) string {
+	if i := strings.LastIndexByte(id, '@'); i >= 0 && !strings.ContainsRune(id[i:], '/') {
+		id = id[:i]
+	}
+	for _, scope := range []string{ScopeProject, ScopeExtra} {
+		if rest, ok := strings.CutPrefix(id, scope+":"); ok {
+			return rest
+		}
+	}
+	if rest, ok := strings.CutPrefix(id, "plugin:"); ok {
+		if _, rel, ok := strings.Cut(rest, "/"); ok {
+			return rel
+		}
+	}
+	return id
+}
 
 // Hosts ski knows.
 const (

@@ -175,7 +175,7 @@ func (o Options) bodies(b *strings.Builder, inject []record.Selection, budget in
 		if err != nil {
 			return fmt.Errorf("skill %s: %w", s.ID, err)
 		}
-		fmt.Fprintf(b, "<skill name=%q path=%q>\n", s.Name, s.Path)
+		fmt.Fprintf(b, "<skill name=\"%s\" path=\"%s\">\n", xmlAttr.Replace(s.Name), xmlAttr.Replace(s.Path))
 		fmt.Fprintf(b, "Base directory for this skill: %s\n", s.Dir)
 		if len(files) > 0 {
 			fmt.Fprintf(b, "Bundled files (relative to the base directory): %s\n", strings.Join(files, ", "))
@@ -194,3 +194,7 @@ func (o Options) bodies(b *strings.Builder, inject []record.Selection, budget in
 }
 
 func charCount(s string) int { return len([]rune(s)) }
+
+// xmlAttr escapes a value for a double-quoted XML attribute.
+var xmlAttr = strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `"`, "&quot;",
+	"\n", "&#10;", "\r", "&#13;", "\t", "&#9;")

@@ -113,3 +113,17 @@ func TestNoDirectiveForSkillsTheModelMayNotInvoke(t *testing.T) {
 		}
 	}
 }
+
+// Body mode names the skill's path in an XML attribute, escaped as XML
+// escapes it (not with Go's quoting, which XML does not read).
+func TestBodyAttributesEscaped(t *testing.T) {
+	s := sel("a", "inject")
+	s.Path = `/skills/"q" <x> & y/SKILL.md`
+	out := run(t, opts("claude", Settings{Mode: "body", CharBudget: 1000}), s)
+	var p ClaudePayload
+	json.Unmarshal([]byte(out), &p)
+	ctx := p.HookSpecificOutput.AdditionalContext
+	if want := `<skill name="a" path="/skills/&quot;q&quot; &lt;x&gt; &amp; y/SKILL.md">`; !strings.Contains(ctx, want) {
+		t.Errorf("context %s\nwant %s", ctx, want)
+	}
+}

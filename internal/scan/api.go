@@ -44,6 +44,9 @@ type Root struct {
 	Source string
 	// Explicit roots (Options.Roots) must exist; Scan fails otherwise.
 	Explicit bool
+	// UserDir says the directory is a user root too (a project root when
+	// the cwd is the home): its skills keep the ids of user skills.
+	UserDir bool
 }
 
 // Result is what a scan found.

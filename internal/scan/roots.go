@@ -110,14 +110,19 @@ func Roots(o Options) []Root {
 	})
 	// The same directory reached twice (cwd is $HOME, a symlinked root)
 	// is searched once, under the root that comes first.
-	seen := map[string]bool{}
+	// One that is a user root as well keeps the user's ids (sourceID), so
+	// its skills' ids do not depend on the cwd.
+	seen := map[string]int{}
 	out := roots[:0]
 	for _, r := range roots {
 		key := canonical(r.Path)
-		if seen[key] {
+		if i, ok := seen[key]; ok {
+			if r.Scope == record.ScopeUser {
+				out[i].UserDir = true
+			}
 			continue
 		}
-		seen[key] = true
+		seen[key] = len(out)
 		out = append(out, r)
 	}
 	return out

@@ -123,7 +123,7 @@ func TestOpencodeScan(t *testing.T) {
 	writeSkill(t, filepath.Join(cwd, "extra", "paths-skill"), "")
 	writeFile(t, filepath.Join(cwd, "opencode.json"), `{"skills":{"paths":["extra"]}}`)
 	res := mustScan(t, Options{Host: record.HostOpencode, Cwd: cwd, Home: home})
-	equal(t, "ids", ids(res.Skills), []string{"from-opencode", "paths-skill", "tools/from-agents", "from-claude"})
+	equal(t, "ids", ids(res.Skills), []string{"project:from-opencode", "project:paths-skill", "project:tools/from-agents", "from-claude"})
 	for _, s := range res.Skills {
 		if s.Host != record.HostOpencode || s.Invoke != s.Name {
 			t.Errorf("%+v", s)
@@ -206,8 +206,8 @@ func TestClaudePlugins(t *testing.T) {
 		invokes = append(invokes, s.Scope+":"+s.Invoke)
 	}
 	equal(t, "invokes", invokes, []string{
-		"user:review", "plugin:toolkit:fmt", "plugin:nomanifest:hello", "plugin:toolkit:lint",
-		"plugin:scoped:pick-here", "plugin:toolkit:review",
+		"user:review", "plugin:nomanifest:hello", "plugin:scoped:pick-here", "plugin:toolkit:fmt",
+		"plugin:toolkit:lint", "plugin:toolkit:review",
 	})
 	if len(res.Errors) != 0 {
 		t.Errorf("errors %+v", res.Errors)

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -51,8 +53,9 @@ func Scan(o Options) (Result, error) {
 		skillKeys []entry
 		errs      []record.ScanError
 		errKeys   []entry
-		files     = map[string]bool{} // canonical paths already seen
-		byInvoke  = map[string]int{}  // invoke name -> index in skills
+		files     = map[string]bool{}   // canonical paths already seen
+		byInvoke  = map[string]int{}    // invoke name -> index in skills
+		ids       = map[string]string{} // id -> the root that has it
 	)
 	addErr := func(rank int, rec record.ScanError) {
 		rec.Kind = record.KindError
@@ -70,9 +73,12 @@ func Scan(o Options) (Result, error) {
 		}
 		hits, problems := walk(r.Path, o.MaxDepth)
 		for _, p := range problems {
-			addErr(rank, record.ScanError{Path: p.path, Root: r.Path, ID: p.id, Reason: p.reason})
+			addErr(rank, record.ScanError{Path: p.path, Root: r.Path, ID: sourceID(r, p.id, ids), Reason: p.reason})
 		}
 		sort.SliceStable(hits, func(i, j int) bool { return hits[i].id < hits[j].id })
+		for i := range hits {
+			hits[i].id = sourceID(r, hits[i].id, ids)
+		}
 		for _, h := range hits {
 			key := canonical(h.path)
 			if files[key] {
@@ -114,6 +120,35 @@ func Scan(o Options) (Result, error) {
 		errs = []record.ScanError{}
 	}
 	return Result{Skills: skills, Errors: errs}, nil
+}
+
+// sourceID is the id of the skill at rel (its folder relative to root r),
+// unique among the skills of a scan and stable across scans of the same
+// roots. A skill under an explicit root (--root, SKI_ROOTS) or a user root
+// (even one the cwd makes a project root too) is known by rel, as ski has
+// always named it; one under a project, plugin
+// or extra root by rel qualified with where it comes from
+// ("project:rel", "plugin:<plugin>/rel", "extra:rel"), so a personal, a
+// project and a plugin skill in folders of the same name never share a
+// ledger entry. An id that another root of the scan has already is
+// qualified with that root ("rel@<8 hex digits of its path's SHA-256>").
+func sourceID(r Root, rel string, ids map[string]string) string {
+	id := rel
+	switch {
+	case r.Explicit || r.Scope == record.ScopeUser || r.UserDir:
+	case r.Scope == record.ScopePlugin:
+		id = "plugin:" + r.Plugin + "/" + rel
+	default:
+		id = r.Scope + ":" + rel
+	}
+	if root, ok := ids[id]; ok && root != r.Path {
+		sum := sha256.Sum256([]byte(r.Path))
+		id += "@" + hex.EncodeToString(sum[:4])
+	}
+	if _, ok := ids[id]; !ok {
+		ids[id] = r.Path
+	}
+	return id
 }
 
 func shadowReason(win, lose record.Skill) string {

@@ -2,7 +2,10 @@ package scan
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,6 +169,12 @@ func TestSameFileTwiceAcrossRoots(t *testing.T) {
 	res = mustScan(t, Options{Cwd: home, Home: home})
 	if len(res.Skills) != 1 || res.Skills[0].Scope != record.ScopeUser || len(res.Errors) != 0 {
 		t.Errorf("cwd=home: %+v %+v", res.Skills, res.Errors)
+	}
+	// opencode ranks project roots first, but a user root reached as one
+	// keeps its skills' ids: they do not change with the cwd.
+	res = mustScan(t, Options{Host: record.HostOpencode, Cwd: home, Home: home})
+	if len(res.Skills) != 1 || res.Skills[0].ID != "shared" {
+		t.Errorf("opencode, cwd=home: %+v", res.Skills)
 	}
 }
 
@@ -342,11 +351,11 @@ func TestExplicitAndExtraRoots(t *testing.T) {
 		Home:       base,
 		Warn:       func(s string) { warnings = append(warnings, s) },
 	})
-	equal(t, "skills", ids(res.Skills), []string{"a", "e"})
-	if s := findSkill(t, res, "e"); s.Scope != record.ScopeExtra {
+	equal(t, "skills", ids(res.Skills), []string{"a", "extra:e"})
+	if s := findSkill(t, res, "extra:e"); s.Scope != record.ScopeExtra {
 		t.Errorf("extra scope: %+v", s)
 	}
-	equal(t, "shadowed", errIDs(res.Errors), []string{"a"})
+	equal(t, "shadowed", errIDs(res.Errors), []string{"extra:a"})
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "extra root "+filepath.Join(base, "nope")) {
 		t.Errorf("warnings %q", warnings)
 	}
@@ -383,8 +392,8 @@ func TestRunOrderAndDeterminism(t *testing.T) {
 	}
 	equal(t, "kinds", kinds, []string{"skill", "skill", "error", "error"})
 	// Claude: user before project, then by id.
-	equal(t, "order", keys[:2], []string{"user:shared-a", "project:p"})
-	equal(t, "error order", keys[2:], []string{":broken", ":shared-b"})
+	equal(t, "order", keys[:2], []string{"user:shared-a", "project:project:p"})
+	equal(t, "error order", keys[2:], []string{":project:broken", ":project:shared-b"})
 }
 
 func TestCorpus(t *testing.T) {
@@ -442,4 +451,67 @@ func TestDemoSkills(t *testing.T) {
 	if kw := findSkill(t, res, "k8s/helm-chart").Keywords; len(kw) == 0 || kw[0] != "helm" {
 		t.Errorf("helm keywords %q", kw)
 	}
+}
+
+// A symlink to / (or into a system tree) below a root is not followed, and
+// the scan says so; a walk that meets too many entries stops and says so.
+func TestWalkBounded(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "good"), 0o755)
+	os.WriteFile(filepath.Join(root, "good", "SKILL.md"), []byte("---\nname: good\ndescription: a good skill\n---\n"), 0o644)
+	os.Symlink("/", filepath.Join(root, "everything"))
+	os.Symlink("/proc", filepath.Join(root, "proc"))
+	hits, problems := walk(root, DefaultMaxDepth)
+	if len(hits) != 1 || hits[0].id != "good" {
+		t.Fatalf("hits %+v", hits)
+	}
+	if len(problems) != 2 || !strings.Contains(problems[0].reason, "system tree") || !strings.Contains(problems[1].reason, "system tree") {
+		t.Fatalf("problems %+v", problems)
+	}
+
+	defer func(n int) { maxEntries = n }(maxEntries)
+	maxEntries = 500
+	wide := t.TempDir()
+	for i := range 6 {
+		d := filepath.Join(wide, fmt.Sprintf("d%03d", i))
+		os.Mkdir(d, 0o755)
+		for j := range 100 {
+			os.WriteFile(filepath.Join(d, fmt.Sprintf("f%04d", j)), nil, 0o644)
+		}
+	}
+	_, problems = walk(wide, DefaultMaxDepth)
+	if len(problems) != 1 || !strings.Contains(problems[0].reason, "walk stopped after 500 entries") {
+		t.Fatalf("problems %+v", problems)
+	}
+}
+
+// A personal, a project and a plugin skill in folders of the same name are
+// three skills with three ids; skills under explicit roots keep their
+// folder as their id; LegacyID gives back the id ski gave them before.
+func TestIDsUniquePerSource(t *testing.T) {
+	ids := map[string]string{}
+	user := Root{Path: "/home/u/.claude/skills", Scope: record.ScopeUser}
+	user2 := Root{Path: "/home/u/.config/opencode/skills", Scope: record.ScopeUser}
+	project := Root{Path: "/p/.claude/skills", Scope: record.ScopeProject}
+	plugin := Root{Path: "/plugins/kit/skills", Scope: record.ScopePlugin, Plugin: "kit"}
+	explicit := Root{Path: "/r", Scope: record.ScopeUser, Explicit: true}
+	got := []string{
+		sourceID(user, "review", ids), sourceID(project, "review", ids), sourceID(plugin, "review", ids),
+		sourceID(user2, "review", ids), sourceID(user, "review", ids),
+	}
+	want := []string{"review", "project:review", "plugin:kit/review", "review@" + hexPrefix("/home/u/.config/opencode/skills"), "review"}
+	equal(t, "ids", got, want)
+	if id := sourceID(explicit, "writing/postmortem", map[string]string{}); id != "writing/postmortem" {
+		t.Errorf("explicit root: %q", id)
+	}
+	for _, id := range got {
+		if record.LegacyID(id) != "review" {
+			t.Errorf("LegacyID(%q) = %q", id, record.LegacyID(id))
+		}
+	}
+}
+
+func hexPrefix(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
 }

@@ -19,7 +19,8 @@ func Stamp(o Options) (string, error) {
 		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%d\n", o.Host, o.MaxDepth, o.MaxSize)
+	// "ids by source": indexes of the bare-folder ids are rebuilt once.
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00ids by source\n", o.Host, o.MaxDepth, o.MaxSize)
 	for _, r := range Roots(o) {
 		fmt.Fprintf(h, "root %s\x00%s\x00%s\x00%t\n", r.Path, r.Scope, r.Plugin, isDir(r.Path))
 		if !isDir(r.Path) {

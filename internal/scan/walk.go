@@ -23,11 +23,26 @@ type problem struct {
 	id, path, reason string
 }
 
+// maxEntries bounds the directory entries one root's walk looks at: a
+// skill root is a folder of skill folders, and a walk that meets more has
+// been led somewhere else (a link to a home or a system tree). A variable
+// so that tests can lower it.
+var maxEntries = 50_000
+
+// systemTrees are folders a symlink below a root is never followed into:
+// the whole file system, or the system's own trees (kernel interfaces
+// among them), where no skill lives and a walk only costs time.
+var systemTrees = []string{"/", "/proc", "/sys", "/dev", "/run", "/boot", "/etc", "/usr", "/bin", "/sbin",
+	"/lib", "/lib32", "/lib64", "/var", "/snap", "/System", "/Library", "/private/etc", "/private/var/db"}
+
 // walker finds SKILL.md entries below one root. It follows symlinked
-// directories but enters each real directory once, so links that loop end.
+// directories but enters each real directory once, so links that loop end,
+// never follows one into a system tree, and stops after maxEntries entries;
+// what it does not walk becomes a problem.
 type walker struct {
 	root     string
 	maxDepth int
+	entries  int
 	visited  map[string]bool
 	hits     []hit
 	problems []problem
@@ -37,6 +52,17 @@ func walk(root string, maxDepth int) ([]hit, []problem) {
 	w := &walker{root: root, maxDepth: maxDepth, visited: map[string]bool{}}
 	w.dir(root, "", 0)
 	return w.hits, w.problems
+}
+
+// systemTree reports whether real (a resolved path) is a system tree or
+// lies in one other than the whole file system.
+func systemTree(real string) bool {
+	for _, t := range systemTrees {
+		if real == t || t != "/" && strings.HasPrefix(real, t+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // skipDir reports directories never searched below a root.
@@ -69,6 +95,13 @@ func (w *walker) dir(dir, rel string, depth int) {
 		w.problems = append(w.problems, problem{id: w.id(rel), path: dir, reason: fmt.Sprintf("unreadable directory: %v", unwrapPath(err))})
 	}
 	for _, e := range entries {
+		if w.entries++; w.entries > maxEntries {
+			if w.entries == maxEntries+1 {
+				w.problems = append(w.problems, problem{id: w.id(rel), path: dir,
+					reason: fmt.Sprintf("walk stopped after %d entries below the root %s", maxEntries, w.root)})
+			}
+			return
+		}
 		name := e.Name()
 		p := filepath.Join(dir, name)
 		if name == skill.FileName {
@@ -82,6 +115,11 @@ func (w *walker) dir(dir, rel string, depth int) {
 		if e.Type()&fs.ModeSymlink != 0 {
 			st, err := os.Stat(p)
 			isDir = err == nil && st.IsDir()
+			if real, err := filepath.EvalSymlinks(p); isDir && err == nil && systemTree(real) {
+				w.problems = append(w.problems, problem{id: path.Join(rel, name), path: p,
+					reason: fmt.Sprintf("symlink into the system tree %s: not followed", real)})
+				continue
+			}
 		}
 		if isDir {
 			w.dir(p, path.Join(rel, name), depth+1)

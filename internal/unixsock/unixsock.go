@@ -66,6 +66,7 @@ type Listener struct {
 	f      *os.File
 	rc     syscall.RawConn
 	path   string
+	file   os.FileInfo // the socket file, removed on Close if still there
 	once   sync.Once
 	closed atomic.Bool
 }
@@ -102,7 +103,8 @@ func Listen(path string) (*Listener, error) {
 		os.Remove(path)
 		return nil, fmt.Errorf("listen %s: %w", path, err)
 	}
-	return &Listener{f: f, rc: rc, path: path}, nil
+	st, _ := os.Lstat(path)
+	return &Listener{f: f, rc: rc, path: path, file: st}, nil
 }
 
 // Accept waits for the next connection. It returns ErrClosed once Close
@@ -143,14 +145,31 @@ func (l *Listener) Accept() (*os.File, error) {
 	return os.NewFile(uintptr(nfd), l.path), nil
 }
 
-// Close stops listening and removes the socket file; a waiting Accept
-// returns ErrClosed.
+// Close stops listening and removes the socket file, unless something else
+// took its place; a waiting Accept returns ErrClosed.
 func (l *Listener) Close() error {
 	var err error
 	l.once.Do(func() {
 		l.closed.Store(true)
-		os.Remove(l.path)
+		if st, serr := os.Lstat(l.path); serr == nil && l.file != nil && os.SameFile(st, l.file) {
+			os.Remove(l.path)
+		}
 		err = l.f.Close()
 	})
 	return err
+}
+
+// CheckPeer returns an error unless the process at the other end of conn
+// runs as this process's user: a socket in a shared directory, or one
+// another user's process connected to, must not carry prompts across
+// users.
+func CheckPeer(conn *os.File) error {
+	uid, err := peerUID(conn)
+	if err != nil {
+		return err
+	}
+	if uid != os.Getuid() {
+		return fmt.Errorf("peer runs as uid %d, not %d", uid, os.Getuid())
+	}
+	return nil
 }

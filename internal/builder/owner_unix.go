@@ -7,9 +7,6 @@ import (
 	"syscall"
 )
 
-// noFollow makes an open fail on a symlink rather than follow it.
-const noFollow = syscall.O_NOFOLLOW
-
 // ownedByMe reports whether this process's user owns the file.
 func ownedByMe(st os.FileInfo) bool {
 	s, ok := st.Sys().(*syscall.Stat_t)

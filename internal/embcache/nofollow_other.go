@@ -1,5 +1,0 @@
-//go:build !unix
-
-package embcache
-
-const noFollow = 0

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package xdg
+
+// NoFollow is 0 off Unix, where ski's hooks do not run.
+const NoFollow = 0
