@@ -207,7 +207,6 @@ func (p buildProgress) summary() string {
 	return fmt.Sprintf("building with %s: %d of %d skills (%d%%), pid %d, started %s ago", p.Model, p.Done, p.Total, pct, p.PID, age(time.Since(p.Started)))
 }
 
-
 // serverInfo is the state of the embed server for the configured model.
 type serverInfo struct {
 	model   string
