@@ -13,20 +13,9 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/skilltest"
 	"github.com/skill-inject/ski/internal/vecfile"
 )
-
-func writeSkill(t *testing.T, root, id, desc string) {
-	t.Helper()
-	dir := filepath.Join(root, id)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	body := "---\nname: " + filepath.Base(id) + "\ndescription: " + desc + "\n---\n# " + id + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // counting is a model (the lexical embedder under another id) that counts
 // the texts it embeds and can be made to fail after some calls, as a
@@ -72,8 +61,8 @@ func run(t *testing.T, p Project, emb embed.Embedder) Result {
 
 func TestRunIncrementalAndNoChange(t *testing.T) {
 	root := t.TempDir()
-	writeSkill(t, root, "a", "Alpha.")
-	writeSkill(t, root, "b", "Beta.")
+	skilltest.Write(t, root, "a", "Alpha.")
+	skilltest.Write(t, root, "b", "Beta.")
 	p := project(t, root)
 	emb := &counting{Embedder: embed.NewLexical()}
 	if res := run(t, p, emb); !res.Built || res.Stats.Embedded != 2 || res.Count != 2 {
@@ -89,8 +78,8 @@ func TestRunIncrementalAndNoChange(t *testing.T) {
 	if after, _ := os.Stat(p.IndexPath()); !after.ModTime().Equal(before.ModTime()) {
 		t.Fatal("nothing changed, yet the index was rewritten")
 	}
-	writeSkill(t, root, "b", "Beta, changed.")
-	writeSkill(t, root, "c", "Gamma.")
+	skilltest.Write(t, root, "b", "Beta, changed.")
+	skilltest.Write(t, root, "c", "Gamma.")
 	if res := run(t, p, emb); res.Stats.Embedded != 2 || res.Stats.Reused != 1 || res.Count != 3 {
 		t.Fatalf("one changed, one new: %+v", res)
 	}
@@ -104,7 +93,7 @@ func TestRunIncrementalAndNoChange(t *testing.T) {
 func TestKilledBuildResumes(t *testing.T) {
 	root := t.TempDir()
 	for i := range 30 {
-		writeSkill(t, root, fmt.Sprintf("s%02d", i), fmt.Sprintf("Skill number %d does thing %d.", i, i*7))
+		skilltest.Write(t, root, fmt.Sprintf("s%02d", i), fmt.Sprintf("Skill number %d does thing %d.", i, i*7))
 	}
 	p := project(t, root)
 	killed := &counting{Embedder: embed.NewLexical(), failFrom: 3} // two batches of 8 get through
@@ -159,7 +148,7 @@ func TestDamageHeals(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
-			writeSkill(t, root, "a", "Alpha.")
+			skilltest.Write(t, root, "a", "Alpha.")
 			p := project(t, root)
 			run(t, p, &counting{Embedder: embed.NewLexical()})
 			damage(p.IndexPath())

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,19 +13,8 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/skilltest"
 )
-
-func writeSkill(t *testing.T, root, id, desc string) {
-	t.Helper()
-	dir := filepath.Join(root, id)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	body := "---\nname: " + filepath.Base(id) + "\ndescription: " + desc + "\n---\n# " + id + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func opts(t *testing.T, root string) Options {
 	return Options{
@@ -49,7 +37,7 @@ func build(t *testing.T, o Options) {
 
 func TestQueryKeepsFields(t *testing.T) {
 	root := t.TempDir()
-	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortems.")
+	skilltest.Write(t, root, "writing/postmortem", "Write blameless incident postmortems.")
 	o := opts(t, root)
 	build(t, o)
 	in := `{"session_id":"s1","cwd":"/nowhere","prompt":"write a postmortem","transcript_path":"/t.jsonl","hook_event_name":"UserPromptSubmit"}` + "\n" +
@@ -80,7 +68,7 @@ func TestQueryKeepsFields(t *testing.T) {
 // used as it is, and only with CheckStamp does a prompt notice it.
 func TestQueryNeverBuilds(t *testing.T) {
 	root := t.TempDir()
-	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortems.")
+	skilltest.Write(t, root, "writing/postmortem", "Write blameless incident postmortems.")
 	o := opts(t, root)
 	o.Model = "bge-small-en-v1.5-q"
 	o.Auto = fakeModel{embed.NewLexical()}
@@ -113,7 +101,7 @@ func TestQueryNeverBuilds(t *testing.T) {
 	if q := query(); q == nil || q["model"] != "bge-small-en-v1.5-q" || len(started) != 2 {
 		t.Fatalf("model index: query %v, builds started %d", q, len(started))
 	}
-	writeSkill(t, root, "ops/helm", "Helm charts.")
+	skilltest.Write(t, root, "ops/helm", "Helm charts.")
 	if q := query(); q == nil || len(started) != 2 {
 		t.Fatalf("stale index: query %v, builds started %d", q, len(started))
 	}
@@ -134,7 +122,7 @@ func (f fakeModel) Model() embed.Model {
 
 func TestPromptIDAndIndexOverride(t *testing.T) {
 	root := t.TempDir()
-	writeSkill(t, root, "a", "Alpha.")
+	skilltest.Write(t, root, "a", "Alpha.")
 	o := opts(t, root)
 	build(t, o)
 	in := `{"prompt":"alpha","prompt_id":"p-1","index":"/etc/passwd"}` + "\n"
@@ -173,7 +161,7 @@ func (c closing) Close() error {
 // released, so ski-embed can end its output early.
 func TestWrittenBeforeRelease(t *testing.T) {
 	root := t.TempDir()
-	writeSkill(t, root, "writing/postmortem", "Write blameless incident postmortems.")
+	skilltest.Write(t, root, "writing/postmortem", "Write blameless incident postmortems.")
 	o := opts(t, root)
 	build(t, o)
 	var events []string
