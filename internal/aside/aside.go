@@ -1,4 +1,5 @@
-// Package aside moves damaged state files out of the way: a file (or
+// Package aside moves damaged state out of the way (indexes, the embedding
+// cache, ledgers, anything standing where one of ski's folders belongs): a file (or
 // whatever stands at its path: a directory, a symlink) is renamed to
 // <path>.corrupt-<unix nanoseconds>, so it can be looked at later, and only
 // the newest such copy of a path is kept, so a file damaged again and again

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skill-inject/ski/internal/flock"
+	"github.com/skill-inject/ski/internal/aside"
 	"github.com/skill-inject/ski/internal/xdg"
 )
 
@@ -194,11 +195,11 @@ func (s *Store) read(path, session string) (*Ledger, error) {
 // setAside renames path to <path>.corrupt-<unix nanoseconds>, for a human
 // to look at, and warns why; then goes on.
 func (s *Store) setAside(path, why, next string) error {
-	aside := fmt.Sprintf("%s.corrupt-%d", path, s.now().UnixNano())
-	if err := os.Rename(path, aside); err != nil {
+	to, err := aside.Move(path, s.now())
+	if err != nil {
 		return fmt.Errorf("%s; cannot move it aside: %w", why, err)
 	}
-	s.warn("%s; moved aside to %s, %s", why, filepath.Base(aside), next)
+	s.warn("%s; moved aside to %s, %s", why, filepath.Base(to), next)
 	return nil
 }
 
@@ -419,7 +420,8 @@ type GCResult struct {
 // GC removes the ledgers not updated within olderThan (by file
 // modification time), with their lock files, plus orphaned lock files and
 // temporary files older than that. A ledger whose lock is held is in use
-// and kept. Set-aside *.corrupt-* files are kept for a human to look at.
+// and kept. Set-aside *.corrupt-* files are kept for a human to look at
+// (the newest of each ledger: package aside).
 func (s *Store) GC(olderThan time.Duration) (GCResult, error) {
 	var res GCResult
 	if olderThan < 0 {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/skill-inject/ski/internal/aside"
 )
 
 // OwnDir makes dir, which is top or lies below it, a real directory that
@@ -47,12 +49,12 @@ func ownOne(path string, warn func(string)) error {
 		return nil
 	}
 	if err == nil {
-		aside := fmt.Sprintf("%s.corrupt-%d", path, time.Now().UnixNano())
-		if err := os.Rename(path, aside); err != nil {
+		to, err := aside.Move(path, time.Now())
+		if err != nil {
 			return fmt.Errorf("%s is a %v, not a directory, and cannot be moved aside: %w", path, st.Mode().Type(), err)
 		}
 		if warn != nil {
-			warn(fmt.Sprintf("%s was a %v, not a directory; moved aside to %s, making a new one", path, Kind(st), filepath.Base(aside)))
+			warn(fmt.Sprintf("%s was a %v, not a directory; moved aside to %s, making a new one", path, Kind(st), filepath.Base(to)))
 		}
 	} else if !os.IsNotExist(err) {
 		return err
