@@ -76,9 +76,15 @@ type Cache struct {
 	vecs     map[Key][]float32
 	order    []Key // in file order, oldest first
 	MaxBytes int64
+	// SyncEvery bounds how often appends are synced to the disk (Sync
+	// syncs the rest).
+	SyncEvery time.Duration
 	// Damaged counts records passed over for a bad checksum when read.
 	Damaged int
 	warn    func(string)
+
+	synced   time.Time // the last sync
+	unsynced bool      // appended since
 }
 
 // Open reads the cache of model (vectors of dim floats) under cacheDir.
@@ -90,7 +96,7 @@ func Open(cacheDir, model string, dim int, warn func(string)) (*Cache, error) {
 		warn = func(string) {}
 	}
 	c := &Cache{path: Path(cacheDir, model), model: model, dim: dim, vecs: map[Key][]float32{},
-		MaxBytes: DefaultMaxBytes, warn: warn}
+		MaxBytes: DefaultMaxBytes, SyncEvery: time.Second, warn: warn}
 	// The cache folder is ski's own, never a symlink's target.
 	if err := xdg.OwnDir(filepath.Dir(c.path), cacheDir, warn); err != nil {
 		return nil, fmt.Errorf("embedding cache: %w", err)
@@ -226,9 +232,33 @@ func (c *Cache) Append(keys []Key, vecs [][]float32) error {
 	if _, err := f.WriteAt(recs, size); err != nil {
 		return fmt.Errorf("embedding cache: write: %w", err)
 	}
+	// What is written survives the process being killed at once; a sync
+	// makes it survive a power loss too, at most every SyncEvery.
+	if time.Since(c.synced) < c.SyncEvery {
+		c.unsynced = true
+		return nil
+	}
+	return c.sync(f)
+}
+
+// Sync makes every vector appended so far survive a power loss.
+func (c *Cache) Sync() error {
+	if c == nil || !c.unsynced {
+		return nil
+	}
+	f, err := openFile(c.path, os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("embedding cache: sync: %w", err)
+	}
+	defer f.Close()
+	return c.sync(f)
+}
+
+func (c *Cache) sync(f *os.File) error {
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("embedding cache: sync: %w", err)
 	}
+	c.synced, c.unsynced = time.Now(), false
 	return nil
 }
 

@@ -168,7 +168,7 @@ func (p Program) Run(env cli.Env) error {
 		return srv.serve(*model, *idle, *delay, *detach, &builder.Watcher{Start: b.start})
 	case *queryMode:
 		// No server answered: the model loads in this process, and with
-		// no server watching the skills, each prompt checks them.
+		// no server watching the skills, each prompt has a builder look at them.
 		qo.CheckStamp = true
 		return query.Run(qo, env.Stdin, env.Stdout)
 	case *builderSpec != "":

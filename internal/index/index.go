@@ -118,6 +118,10 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 			idx.Entries[at].Vector = v
 		}
 	}); err != nil {
+		o.Cache.Sync()
+		return nil, stats, err
+	}
+	if err := o.Cache.Sync(); err != nil {
 		return nil, stats, err
 	}
 	stats.Embedded = len(texts)

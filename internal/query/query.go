@@ -51,9 +51,9 @@ type Options struct {
 	// another model) or, with CheckStamp, stale. A prompt never waits for
 	// a build.
 	Start func(so scan.Options, model string)
-	// CheckStamp says to compare the skill files with the automatic
-	// index's stamp on each prompt (a walk and a stat per skill), for
-	// processes with no embed server watching them.
+	// CheckStamp says to have a builder compare the skill files with the
+	// automatic index's stamp after each prompt (Start, which returns at
+	// once), for processes with no embed server watching them.
 	CheckStamp bool
 	// Seen, when set, is told the project of each prompt answered from an
 	// automatic index (an embed server client passes it on, for the
@@ -241,9 +241,10 @@ func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 	h, err := vecfile.ReadHeader(path)
 	if err == nil && h.Model == model {
 		if q.o.CheckStamp {
-			if stamp, err := scan.Stamp(so); err != nil || stamp != h.Stamp {
-				q.start(path, so, model)
-			}
+			// The builder checks (a walk and a stat per skill) at idle
+			// priority, off this prompt's clock, and exits when nothing
+			// changed.
+			q.start(path, so, model)
 		}
 		return path, emb, nil
 	}

@@ -65,7 +65,8 @@ func TestQueryKeepsFields(t *testing.T) {
 // With no index a query starts a background build and says nothing; once
 // the lexical index is there (a builder writes it first) prompts are
 // ranked with it while the model's index is missing; a stale index is
-// used as it is, and only with CheckStamp does a prompt notice it.
+// used as it is, and only with CheckStamp does a prompt have a builder
+// look at the skill files.
 func TestQueryNeverBuilds(t *testing.T) {
 	root := t.TempDir()
 	skilltest.Write(t, root, "writing/postmortem", "Write blameless incident postmortems.")
@@ -108,6 +109,11 @@ func TestQueryNeverBuilds(t *testing.T) {
 	o.CheckStamp = true
 	if q := query(); q == nil || len(started) != 3 {
 		t.Fatalf("stale index, CheckStamp: query %v, builds started %d", q, len(started))
+	}
+	// With CheckStamp a builder is asked to look each time; it exits when
+	// nothing changed.
+	if q := query(); q == nil || len(started) != 4 {
+		t.Fatalf("CheckStamp again: query %v, builds started %d", q, len(started))
 	}
 }
 
