@@ -11,7 +11,8 @@
 //	           count × { id, name, invoke, path, dir,
 //	                     keywords, aliases, tags, affinity (lists),
 //	                     byte flags (1 disable_model_invocation, 2 auto_inject,
-//	                     4 not user_invocable) }
+//	                     4 not user_invocable, 8 invoke is the name (stored
+//	                     empty), 16 dir is the path's folder (stored empty)) }
 //	           count × Dim × binary16: the vectors (package quant)
 //	           n × { intent kind, concept text, Dim × float32 vector }
 //	           text  n + bm25.Inverted of the skills' text terms
@@ -58,6 +59,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"unsafe"
 
 	"github.com/skill-inject/ski/internal/bm25"
@@ -368,6 +370,12 @@ func decodeTable(tbl string, idx *Index) error {
 		// Set when a skill is not user-invocable, so indexes written before
 		// the flag read as the default, user-invocable.
 		sk.UserInvocable = flags&4 == 0
+		if flags&8 != 0 {
+			sk.Invoke = sk.Name
+		}
+		if flags&16 != 0 {
+			sk.Dir = pathDir(sk.Path)
+		}
 		if c.bad {
 			return fmt.Errorf("entry %d: cut short", i)
 		}
@@ -521,7 +529,18 @@ func Encode(w io.Writer, idx *Index, rc RecordCodec) error {
 func appendTable(b []byte, idx *Index) ([]byte, error) {
 	for _, e := range idx.Entries {
 		sk := e.Skill
-		for _, v := range []string{sk.ID, sk.Name, sk.Invoke, sk.Path, sk.Dir} {
+		// An invoke name equal to the name, and a folder that is the
+		// path's own, are flagged rather than stored twice.
+		invoke, dir := sk.Invoke, sk.Dir
+		sameInvoke := invoke == sk.Name
+		sameDir := dir != "" && dir == pathDir(sk.Path)
+		if sameInvoke {
+			invoke = ""
+		}
+		if sameDir {
+			dir = ""
+		}
+		for _, v := range []string{sk.ID, sk.Name, invoke, sk.Path, dir} {
 			b = appendStr(b, v)
 		}
 		for _, l := range [][]string{sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity} {
@@ -539,6 +558,12 @@ func appendTable(b []byte, idx *Index) ([]byte, error) {
 		}
 		if !sk.UserInvocable {
 			flags |= 4
+		}
+		if sameInvoke {
+			flags |= 8
+		}
+		if sameDir {
+			flags |= 16
 		}
 		b = append(b, flags)
 	}
@@ -683,4 +708,12 @@ func (c *cursor) list() []string {
 		l[i] = c.str()
 	}
 	return l
+}
+
+// pathDir is the folder part of a path (a substring: no copy), or "".
+func pathDir(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i > 0 {
+		return path[:i]
+	}
+	return ""
 }

@@ -271,3 +271,25 @@ func TestVerifyFindsEveryFlippedByte(t *testing.T) {
 		t.Error("a directory passed Verify")
 	}
 }
+
+// An invoke name equal to the name and a folder that is the path's own are
+// stored once and read back whole; others are kept as they are.
+func TestSharedNamesRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "i.skv")
+	idx := sample()
+	idx.Entries[0].Skill.Invoke, idx.Entries[0].Skill.Path, idx.Entries[0].Skill.Dir = "b", "/s/b/SKILL.md", "/s/b"
+	idx.Entries[1].Skill.Invoke, idx.Entries[1].Skill.Path, idx.Entries[1].Skill.Dir = "p:c", "/s/c/SKILL.md", "/elsewhere"
+	if err := Write(path, idx, plain{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadRanking(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range [][3]string{{"b", "/s/b/SKILL.md", "/s/b"}, {"p:c", "/s/c/SKILL.md", "/elsewhere"}} {
+		sk := got.Entries[i].Skill
+		if [3]string{sk.Invoke, sk.Path, sk.Dir} != want {
+			t.Errorf("entry %d: invoke %q path %q dir %q, want %q", i, sk.Invoke, sk.Path, sk.Dir, want)
+		}
+	}
+}
