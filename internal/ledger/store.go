@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/skill-inject/ski/internal/flock"
 	"github.com/skill-inject/ski/internal/aside"
+	"github.com/skill-inject/ski/internal/flock"
 	"github.com/skill-inject/ski/internal/xdg"
 )
 
