@@ -17,6 +17,7 @@ import (
 	"github.com/skill-inject/ski/internal/builder"
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/embedsrv"
 	"github.com/skill-inject/ski/internal/event"
 	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/record"
@@ -158,7 +159,9 @@ func (p Program) Run(env cli.Env) error {
 			return p.handOffWith(event)
 		}
 		qo.Auto = remote
-		qo.Seen = func(so scan.Options, model string) { remote.Project = b.spec(so, model) }
+		if c, ok := remote.(*embedsrv.Client); ok {
+			qo.Seen = func(so scan.Options, model string) { c.Project = b.spec(so, model) }
+		}
 		keep()
 		return query.Run(qo, env.Stdin, env.Stdout)
 	}

@@ -71,13 +71,25 @@ func (s server) wrap(e embed.Embedder) embed.Embedder {
 // cannot load, when one of the runtime binary's build answers a
 // handshake; else nil (and the caller hands off). Should the server stop
 // answering later, its Embed fails rather than loading the model.
-func (s server) remote(m embed.Model) *embedsrv.Client {
+//
+// A server that is there but does not answer in time (busy, stuck) is
+// not a reason to load the model on the prompt's clock: then remote
+// returns an embedder that fails at once, and the query is ranked with the
+// lexical index.
+func (s server) remote(m embed.Model) embed.Embedder {
 	exe, err := runtimeBinaryPath(RuntimeBinary)
 	if err != nil {
 		return nil
 	}
 	c, _ := s.client(unloadable{m}, embedsrv.BuildOf(exe))
-	if c == nil || c.Ping() != nil {
+	if c == nil {
+		return nil
+	}
+	if err := c.Ping(); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			s.warn(fmt.Sprintf("embed server %s: %v", c.Socket, err))
+			return unloadable{m}
+		}
 		return nil
 	}
 	return c
@@ -110,7 +122,8 @@ func (s server) hint(model string, event []byte) {
 	}
 }
 
-// unloadable stands in for a model this binary has no runtime for.
+// unloadable stands in for a model this binary has no runtime for, or
+// whose server does not answer.
 type unloadable struct{ m embed.Model }
 
 func (u unloadable) Model() embed.Model { return u.m }

@@ -176,18 +176,21 @@ func (q *querier) one(line []byte) ([]byte, error) {
 	if err != nil || path == "" {
 		return nil, err
 	}
-	model := emb.Model().ID
-	var vecs [][]float32
-	var readings []prompt.Reading
-	if pe, ok := emb.(PromptEmbedder); ok {
-		vecs, readings, err = pe.EmbedPrompts([]string{p.Str})
-	} else {
-		readings = []prompt.Reading{prompt.Read(p.Str)}
-		vecs, err = embed.Queries(emb, []string{readings[0].Text})
+	vecs, readings, err := embedPrompt(emb, p.Str)
+	if err != nil && q.o.IndexPath == "" && emb.Model().ID != embed.LexicalID {
+		// The model did not answer (a busy or stuck embed server, which
+		// this process cannot stand in for): rank lexically rather than
+		// not at all, and never load the model on the prompt's clock.
+		if lex := q.lexicalIndex(cwd); lex != "" {
+			q.o.Warn(fmt.Sprintf("embed prompt: %v; ranking it with the lexical index", err))
+			path, emb = lex, q.lexical()
+			vecs, readings, err = embedPrompt(emb, p.Str)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("embed prompt: %w", err)
 	}
+	model := emb.Model().ID
 	sid := gjson.GetBytes(line, "session_id").Str
 	qid := gjson.GetBytes(line, "prompt_id").Str
 	if qid == "" {
@@ -253,13 +256,37 @@ func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 	}
 	q.start(path, so, model)
 	if model != embed.LexicalID {
-		lex := index.PathFor(q.o.CacheDir, q.o.Host, embed.LexicalID, roots)
-		if h, err := vecfile.ReadHeader(lex); err == nil && h.Model == embed.LexicalID {
+		if lex := q.lexicalIndex(cwd); lex != "" {
 			return lex, q.lexical(), nil
 		}
 	}
 	q.o.Warn(fmt.Sprintf("no index of %s's skills for %s yet; it is being built in the background", model, so.Cwd))
 	return "", nil, nil
+}
+
+// embedPrompt embeds a prompt's query text with emb and returns its
+// reading (an embedder that reads prompts itself does both).
+func embedPrompt(emb embed.Embedder, p string) ([][]float32, []prompt.Reading, error) {
+	if pe, ok := emb.(PromptEmbedder); ok {
+		return pe.EmbedPrompts([]string{p})
+	}
+	readings := []prompt.Reading{prompt.Read(p)}
+	vecs, err := embed.Queries(emb, []string{readings[0].Text})
+	return vecs, readings, err
+}
+
+// lexicalIndex is the lexical index of the project of cwd, or "" when
+// there is none.
+func (q *querier) lexicalIndex(cwd string) string {
+	so := q.o.Scan
+	if cwd != "" && filepath.IsAbs(cwd) {
+		so.Cwd = cwd
+	}
+	lex := index.PathFor(q.o.CacheDir, q.o.Host, embed.LexicalID, RootPaths(scan.Roots(so)))
+	if h, err := vecfile.ReadHeader(lex); err != nil || h.Model != embed.LexicalID {
+		return ""
+	}
+	return lex
 }
 
 // start starts a background build of the index at path, once per run.

@@ -3,6 +3,7 @@ package query
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -198,5 +199,40 @@ func TestHint(t *testing.T) {
 		if got := Hint([]byte(tt.event)); got != tt.want {
 			t.Errorf("Hint(%s) = %q, want %q", tt.event, got, tt.want)
 		}
+	}
+}
+
+// failing is a model whose server stopped answering.
+type failing struct{ fakeModel }
+
+func (failing) Embed([]string, embed.Purpose) ([][]float32, error) {
+	return nil, errors.New("embed server: receive: i/o timeout")
+}
+
+// A model that does not answer (a busy embed server) leaves the prompt to
+// the lexical index instead of to nothing.
+func TestBusyModelFallsBackToLexical(t *testing.T) {
+	root := t.TempDir()
+	skilltest.Write(t, root, "writing/postmortem", "Write blameless incident postmortems.")
+	o := opts(t, root)
+	build(t, o) // the lexical index
+	p := builder.Project{Scan: o.Scan, Model: "bge-small-en-v1.5-q", CacheDir: o.CacheDir}
+	if _, err := builder.Run(p, builder.Options{Embedder: func() (embed.Embedder, error) { return fakeModel{embed.NewLexical()}, nil }, Warn: o.Warn}); err != nil {
+		t.Fatal(err)
+	}
+	o.Model = "bge-small-en-v1.5-q"
+	o.Auto = failing{fakeModel{embed.NewLexical()}}
+	var warned []string
+	o.Warn = func(s string) { warned = append(warned, s) }
+	var out bytes.Buffer
+	if err := Run(o, strings.NewReader(`{"prompt":"write a postmortem"}`+"\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	var q map[string]any
+	if err := json.Unmarshal(out.Bytes(), &q); err != nil || q["model"] != embed.LexicalID {
+		t.Fatalf("query %s (%v), warnings %q", out.String(), err, warned)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "ranking it with the lexical index") {
+		t.Fatalf("warnings %q", warned)
 	}
 }
