@@ -165,3 +165,15 @@ func TestQueryFrontNeedsOnlyTheServer(t *testing.T) {
 		t.Fatalf("no server and no runtime binary: %+v", r)
 	}
 }
+
+// SKI_EMBED_SERVER=0 keeps session-start from starting a server, as it
+// keeps prompts from using one.
+func TestNoServerWhenTurnedOff(t *testing.T) {
+	w := newWorld(t) // SKI_EMBED_SERVER=0
+	realModel(t, w)
+	w.sessionStart("claude")
+	claudeContext(t, w.hook("claude", "prompt", w.payload("claude-prompt.json")))
+	if pid := w.serverPID(2 * time.Second); pid != 0 {
+		t.Fatalf("an embed server (pid %d) runs although SKI_EMBED_SERVER=0", pid)
+	}
+}
