@@ -51,7 +51,7 @@ func project(t *testing.T, root string) Project {
 
 func run(t *testing.T, p Project, emb embed.Embedder) Result {
 	t.Helper()
-	res, err := Run(p, Options{Embedder: func() (embed.Embedder, error) { return emb, nil },
+	res, err := Run(p, Options{Embedder: emb,
 		Warn: func(s string) { t.Log(s) }})
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestKilledBuildResumes(t *testing.T) {
 	}
 	p := project(t, root)
 	killed := &counting{Embedder: embed.NewLexical(), failFrom: 3} // two batches of 8 get through
-	if _, err := Run(p, Options{Embedder: func() (embed.Embedder, error) { return killed, nil }, Warn: func(s string) { t.Log(s) }}); err == nil {
+	if _, err := Run(p, Options{Embedder: killed, Warn: func(s string) { t.Log(s) }}); err == nil {
 		t.Fatal("the killed build succeeded")
 	}
 	cache, _ := embcache.Open(p.CacheDir, "test-model", 1024, nil)

@@ -22,9 +22,10 @@ const rounds = 3
 
 // Options configure Run.
 type Options struct {
-	// Embedder embeds with the project's model; opened by the caller when
-	// first needed.
-	Embedder func() (embed.Embedder, error)
+	// Embedder embeds with the project's model. The caller owns it (and
+	// closes it); a lazily opened one (embed.OpenOrLexical) loads nothing
+	// when the index is current.
+	Embedder embed.Embedder
 	// Progress, when set, is told how many texts are embedded of how many.
 	Progress func(done, total int)
 	// Building, when set, is called once when the index turns out not to be
@@ -55,7 +56,6 @@ func Run(p Project, o Options) (Result, error) {
 	path := p.IndexPath()
 	res := Result{Path: path}
 	pr := Progress{PID: os.Getpid(), Model: p.Model, Phase: "scan", Started: o.Now().UTC().Format(time.RFC3339)}
-	var emb embed.Embedder
 	for round := 0; round < rounds; round++ {
 		if Check(path, p.Model, p.Scan, true, o.Warn) == Current {
 			if h, err := vecfile.ReadHeader(path); err == nil {
@@ -83,12 +83,7 @@ func Run(p Project, o Options) (Result, error) {
 				o.Warn(fmt.Sprintf("lexical index: %v", err))
 			}
 		}
-		if emb == nil {
-			if emb, err = o.Embedder(); err != nil {
-				return res, err
-			}
-			defer emb.Close()
-		}
+		emb := o.Embedder
 		m := emb.Model()
 		cache, err := embcache.Open(p.CacheDir, m.ID, m.Dim, o.Warn)
 		if err != nil {

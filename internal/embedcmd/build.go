@@ -191,7 +191,7 @@ func (b builds) build(p builder.Project, progress func(done, total int), buildin
 	defer emb.Close()
 	p.Model = emb.Model().ID // the lexical model when the wanted one is not installed
 	return builder.Run(p, builder.Options{
-		Embedder: func() (embed.Embedder, error) { return emb, nil },
+		Embedder: emb,
 		Progress: progress, Building: building, Warn: b.warn,
 	})
 }

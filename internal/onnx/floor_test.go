@@ -71,13 +71,16 @@ func BenchmarkBuildAgainstFloor(b *testing.B) {
 		}
 		p := builder.Project{Scan: so, Model: model, CacheDir: b.TempDir()}
 		start := time.Now()
-		res, err := builder.Run(p, builder.Options{Embedder: func() (embed.Embedder, error) {
-			return Open(m, embed.Env{Getenv: os.Getenv, Threads: threads})
-		}, Warn: func(s string) { b.Log(s) }})
+		bemb, err := Open(m, embed.Env{Getenv: os.Getenv, Threads: threads})
 		if err != nil {
 			b.Fatal(err)
 		}
+		res, err := builder.Run(p, builder.Options{Embedder: bemb, Warn: func(s string) { b.Log(s) }})
 		build := time.Since(start)
+		bemb.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.Logf("%d skills, %d texts embedded: floor %v (batches of %d), full build %v, ratio %.2f",
 			res.Count, res.Stats.Embedded, floor.Round(time.Millisecond), best, build.Round(time.Millisecond), float64(build)/float64(floor))
 		b.ReportMetric(float64(floor.Milliseconds()), "floor-ms")

@@ -30,7 +30,7 @@ func opts(t *testing.T, root string) Options {
 func build(t *testing.T, o Options) {
 	t.Helper()
 	p := builder.Project{Scan: o.Scan, Model: embed.LexicalID, CacheDir: o.CacheDir}
-	if _, err := builder.Run(p, builder.Options{Embedder: func() (embed.Embedder, error) { return embed.NewLexical(), nil },
+	if _, err := builder.Run(p, builder.Options{Embedder: embed.NewLexical(),
 		Warn: o.Warn}); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestQueryNeverBuilds(t *testing.T) {
 		t.Fatalf("lexical index only: query %v, builds started %d", q, len(started))
 	}
 	p := builder.Project{Scan: o.Scan, Model: "bge-small-en-v1.5-q", CacheDir: o.CacheDir}
-	if _, err := builder.Run(p, builder.Options{Embedder: func() (embed.Embedder, error) { return o.Auto, nil }, Warn: o.Warn}); err != nil {
+	if _, err := builder.Run(p, builder.Options{Embedder: o.Auto, Warn: o.Warn}); err != nil {
 		t.Fatal(err)
 	}
 	if q := query(); q == nil || q["model"] != "bge-small-en-v1.5-q" || len(started) != 2 {
@@ -217,7 +217,7 @@ func TestBusyModelFallsBackToLexical(t *testing.T) {
 	o := opts(t, root)
 	build(t, o) // the lexical index
 	p := builder.Project{Scan: o.Scan, Model: "bge-small-en-v1.5-q", CacheDir: o.CacheDir}
-	if _, err := builder.Run(p, builder.Options{Embedder: func() (embed.Embedder, error) { return fakeModel{embed.NewLexical()}, nil }, Warn: o.Warn}); err != nil {
+	if _, err := builder.Run(p, builder.Options{Embedder: fakeModel{embed.NewLexical()}, Warn: o.Warn}); err != nil {
 		t.Fatal(err)
 	}
 	o.Model = "bge-small-en-v1.5-q"
