@@ -80,25 +80,32 @@ func (s State) String() string {
 // whole); without, only the header's. A damaged file is set aside (and
 // reported through warn), so the next build starts clean.
 func Check(path, model string, so scan.Options, verify bool, warn func(string)) State {
+	state, _ := check(path, model, so, verify, warn)
+	return state
+}
+
+// check is Check, also returning the skill files' stamp when it walked
+// them (a walk and a stat per skill: a build needs it too).
+func check(path, model string, so scan.Options, verify bool, warn func(string)) (State, string) {
 	h, err := vecfile.ReadHeader(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return Missing
+		return Missing, ""
 	}
 	if err == nil && verify {
 		err = vecfile.Verify(path)
 	}
 	if err != nil {
 		SetAside(path, err, warn)
-		return Damaged
+		return Damaged, ""
 	}
 	if h.Model != model {
-		return Stale
+		return Stale, ""
 	}
 	stamp, err := scan.Stamp(so)
 	if err != nil || stamp != h.Stamp {
-		return Stale
+		return Stale, stamp
 	}
-	return Current
+	return Current, stamp
 }
 
 // SetAside moves a damaged index out of the way.

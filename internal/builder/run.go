@@ -57,7 +57,8 @@ func Run(p Project, o Options) (Result, error) {
 	res := Result{Path: path}
 	pr := Progress{PID: os.Getpid(), Model: p.Model, Phase: "scan", Started: o.Now().UTC().Format(time.RFC3339)}
 	for round := 0; round < rounds; round++ {
-		if Check(path, p.Model, p.Scan, true, o.Warn) == Current {
+		state, stamp := check(path, p.Model, p.Scan, true, o.Warn)
+		if state == Current {
 			if h, err := vecfile.ReadHeader(path); err == nil {
 				res.Count = h.Count
 			}
@@ -70,9 +71,11 @@ func Run(p Project, o Options) (Result, error) {
 				o.Building()
 			}
 		}
-		stamp, err := scan.Stamp(p.Scan)
-		if err != nil {
-			return res, fmt.Errorf("scan skills: %w", err)
+		if stamp == "" {
+			var err error
+			if stamp, err = scan.Stamp(p.Scan); err != nil {
+				return res, fmt.Errorf("scan skills: %w", err)
+			}
 		}
 		found, err := scan.Scan(p.Scan)
 		if err != nil {
