@@ -127,7 +127,7 @@ func Lock(p Project, wait bool) (*os.File, bool, error) {
 	if err := xdg.OwnDir(filepath.Dir(path), p.CacheDir, nil); err != nil {
 		return nil, false, fmt.Errorf("build lock: %w", err)
 	}
-	f, err := openLock(path)
+	f, err := flock.Open(path)
 	if err != nil {
 		return nil, false, err
 	}
@@ -147,27 +147,6 @@ func Lock(p Project, wait bool) (*os.File, bool, error) {
 		return nil, false, err
 	}
 	return f, true, nil
-}
-
-// openLock opens the lock file, setting aside whatever else stands at its
-// path (a directory, a symlink, a file of another owner).
-func openLock(path string) (*os.File, error) {
-	for try := 0; ; try++ {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|xdg.NoFollow, 0o600)
-		if err == nil {
-			if st, serr := f.Stat(); serr == nil && st.Mode().IsRegular() {
-				return f, nil
-			}
-			f.Close()
-			err = errors.New("not a regular file")
-		}
-		if try > 0 {
-			return nil, fmt.Errorf("build lock %s: %w", path, err)
-		}
-		if _, aerr := aside.Move(path, time.Now()); aerr != nil {
-			return nil, fmt.Errorf("build lock %s: %w", path, err)
-		}
-	}
 }
 
 // Progress is what a running builder writes to Project.ProgressPath.
@@ -221,7 +200,7 @@ func OpenLog(stateDir string) *os.File {
 	if err != nil {
 		return nil
 	}
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || !ownedByMe(st) {
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() || !xdg.Mine(st) {
 		f.Close()
 		return nil
 	}

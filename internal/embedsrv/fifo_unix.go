@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 func mkfifo(path string) error { return unix.Mkfifo(path, 0o600) }
@@ -25,7 +27,7 @@ func SendHint(socket string, event []byte) bool {
 		return false
 	}
 	dir, err := os.Lstat(filepath.Dir(socket))
-	if err != nil || !dir.IsDir() || dir.Mode().Perm()&0o077 != 0 || !ownedByMe(dir) {
+	if err != nil || !dir.IsDir() || dir.Mode().Perm()&0o077 != 0 || !xdg.Mine(dir) {
 		return false
 	}
 	// A raw descriptor: an *os.File would park a write to a full FIFO in

@@ -24,6 +24,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/prompt"
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // Protocol is the version of the wire format (2: requests of prompts; 3:
@@ -154,7 +155,7 @@ func RunDir(getenv func(string) string, stateDir string) (string, error) {
 	if !st.IsDir() || st.Mode().Perm()&0o077 != 0 {
 		return "", fmt.Errorf("run dir %s: mode %v, want a directory only its owner may enter", dir, st.Mode())
 	}
-	if !ownedByMe(st) {
+	if !xdg.Mine(st) {
 		return "", fmt.Errorf("run dir %s: owned by another user", dir)
 	}
 	return dir, nil

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
@@ -57,7 +56,7 @@ type ServerOptions struct {
 // another version calls. It returns ErrRunning when another server holds
 // the lock of o.Socket.
 func Serve(o ServerOptions) error {
-	lock, err := openLock(o.Socket + ".lock")
+	lock, err := flock.Open(o.Socket + ".lock")
 	if err != nil {
 		return fmt.Errorf("lock: %w", err)
 	}
@@ -331,31 +330,5 @@ func stillServing(socket string, mine os.FileInfo) bool {
 		return false
 	}
 	dir, err := os.Lstat(filepath.Dir(socket))
-	return err == nil && dir.IsDir() && dir.Mode().Perm()&0o077 == 0 && ownedByMe(dir)
-}
-
-// openLock opens (creating) the server's lock file, never through a
-// symlink. Anything else in its place (a symlink, a directory, a FIFO) is
-// set aside, once: the run dir is this user's own.
-func openLock(path string) (*os.File, error) {
-	for try := 0; ; try++ {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|xdg.NoFollow|syscall.O_NONBLOCK, 0o600)
-		if err == nil {
-			st, serr := f.Stat()
-			if serr == nil && st.Mode().IsRegular() {
-				return f, nil
-			}
-			f.Close()
-			err = fmt.Errorf("%s: not a regular file", path)
-		}
-		if try > 0 {
-			return nil, err
-		}
-		if _, lerr := os.Lstat(path); lerr != nil {
-			return nil, err
-		}
-		if rerr := os.Rename(path, fmt.Sprintf("%s.corrupt-%d", path, time.Now().UnixNano())); rerr != nil {
-			return nil, err
-		}
-	}
+	return err == nil && dir.IsDir() && dir.Mode().Perm()&0o077 == 0 && xdg.Mine(dir)
 }

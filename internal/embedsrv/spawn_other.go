@@ -10,8 +10,6 @@ import (
 // Spawn is not implemented off Unix: ski's hosts run hooks on Unix.
 func Spawn([]string, string, ...string) error { return errors.ErrUnsupported }
 
-func ownedByMe(os.FileInfo) bool { return true }
-
 func mkfifo(string) error { return errors.ErrUnsupported }
 
 // SpawnWith is not implemented off Unix.

@@ -59,8 +59,3 @@ func closeOnExec() {
 		}
 	}
 }
-
-func ownedByMe(st os.FileInfo) bool {
-	s, ok := st.Sys().(*syscall.Stat_t)
-	return !ok || int(s.Uid) == os.Getuid()
-}

@@ -1,14 +1,14 @@
 //go:build unix
 
-package builder
+package xdg
 
 import (
 	"os"
 	"syscall"
 )
 
-// ownedByMe reports whether this process's user owns the file.
-func ownedByMe(st os.FileInfo) bool {
+// Mine reports whether this process's user owns the file st describes.
+func Mine(st os.FileInfo) bool {
 	s, ok := st.Sys().(*syscall.Stat_t)
 	return !ok || int(s.Uid) == os.Getuid()
 }
