@@ -151,37 +151,18 @@ func Lock(p Project, wait bool) (*os.File, bool, error) {
 
 // Progress is what a running builder writes to Project.ProgressPath.
 type Progress struct {
-	PID     int    `json:"pid"`
-	Model   string `json:"model"`
-	Phase   string `json:"phase"` // scan, embed, write
-	Total   int    `json:"total"` // texts to embed
-	Done    int    `json:"done"`
-	Started string `json:"started"`
-	Updated string `json:"updated"`
-}
-
-// ReadProgress reads the progress of the builder of p, if one runs.
-func ReadProgress(p Project) (Progress, bool) {
-	b, err := os.ReadFile(p.ProgressPath())
-	if err != nil {
-		return Progress{}, false
-	}
-	var pr Progress
-	if json.Unmarshal(b, &pr) != nil {
-		return Progress{}, false
-	}
-	// A builder that died leaves its file; its lock is free then.
-	f, ok, _ := Lock(p, false)
-	if ok {
-		f.Close()
-		return Progress{}, false
-	}
-	return pr, true
+	PID     int       `json:"pid"`
+	Model   string    `json:"model"`
+	Phase   string    `json:"phase"` // scan, embed
+	Total   int       `json:"total"` // texts to embed
+	Done    int       `json:"done"`
+	Started time.Time `json:"started"`
+	Updated time.Time `json:"updated"`
 }
 
 // writeProgress replaces the progress file (best effort).
 func writeProgress(path string, pr Progress) {
-	pr.Updated = time.Now().UTC().Format(time.RFC3339)
+	pr.Updated = time.Now().UTC().Truncate(time.Second)
 	b, _ := json.Marshal(pr)
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err == nil {

@@ -55,7 +55,7 @@ func Run(p Project, o Options) (Result, error) {
 	}
 	path := p.IndexPath()
 	res := Result{Path: path}
-	pr := Progress{PID: os.Getpid(), Model: p.Model, Phase: "scan", Started: o.Now().UTC().Format(time.RFC3339)}
+	pr := Progress{PID: os.Getpid(), Model: p.Model, Phase: "scan", Started: o.Now().UTC().Truncate(time.Second)}
 	for round := 0; round < rounds; round++ {
 		state, stamp := check(path, p.Model, p.Scan, true, o.Warn)
 		if state == Current {

@@ -12,13 +12,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/skill-inject/ski/internal/builder"
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/embedsrv"
 	"github.com/skill-inject/ski/internal/hostrules"
-	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/ledger"
-	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
 )
@@ -126,9 +125,9 @@ type indexInfo struct {
 
 func (w *world) indexState(o scan.Options) indexInfo {
 	model := w.model()
-	ix := indexInfo{model: model,
-		path: index.PathFor(w.dirs.Cache, w.host, model, query.RootPaths(scan.Roots(o)))}
-	ix.build = readProgress(ix.path + ".progress")
+	p := builder.Project{Scan: o, Model: model, CacheDir: w.dirs.Cache}
+	ix := indexInfo{model: model, path: p.IndexPath()}
+	ix.build = readProgress(p.ProgressPath())
 	st, err := os.Stat(ix.path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -163,17 +162,12 @@ func (ix indexInfo) summary() string {
 		size(ix.size), age(time.Since(ix.mtime)), state)
 }
 
-// buildProgress is what a running index build writes beside the index
-// (<index>.progress).
+// buildProgress is what a running index build writes beside the index,
+// as read.
 type buildProgress struct {
-	PID     int       `json:"pid"`
-	Model   string    `json:"model"`
-	Total   int       `json:"total"`
-	Done    int       `json:"done"`
-	Started time.Time `json:"started"`
-	Updated time.Time `json:"updated"`
-	found   bool
-	err     error
+	builder.Progress
+	found bool
+	err   error
 }
 
 func readProgress(path string) buildProgress {

@@ -17,8 +17,8 @@ import (
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
+	"github.com/skill-inject/ski/internal/builder"
 	"github.com/skill-inject/ski/internal/embed"
-	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/record"
@@ -181,7 +181,7 @@ func (q *querier) one(line []byte) ([]byte, error) {
 		// The model did not answer (a busy or stuck embed server, which
 		// this process cannot stand in for): rank lexically rather than
 		// not at all, and never load the model on the prompt's clock.
-		if lex := q.lexicalIndex(cwd); lex != "" {
+		if lex := lexicalIndex(q.project(cwd, embed.LexicalID)); lex != "" {
 			q.o.Warn(fmt.Sprintf("embed prompt: %v; ranking it with the lexical index", err))
 			path, emb = lex, q.lexical()
 			vecs, readings, err = embedPrompt(emb, p.Str)
@@ -230,17 +230,14 @@ func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 		}
 		return q.o.IndexPath, emb, nil
 	}
-	so := q.o.Scan
-	if cwd != "" && filepath.IsAbs(cwd) {
-		so.Cwd = cwd
-	}
 	emb := q.autoEmbedder()
 	model := emb.Model().ID
+	p := q.project(cwd, model)
+	so := p.Scan
 	if q.o.Seen != nil {
 		q.o.Seen(so, model)
 	}
-	roots := RootPaths(scan.Roots(so))
-	path := index.PathFor(q.o.CacheDir, q.o.Host, model, roots)
+	path := p.IndexPath()
 	h, err := vecfile.ReadHeader(path)
 	if err == nil && h.Model == model {
 		if q.o.CheckStamp {
@@ -256,7 +253,7 @@ func (q *querier) locate(cwd string) (string, embed.Embedder, error) {
 	}
 	q.start(path, so, model)
 	if model != embed.LexicalID {
-		if lex := q.lexicalIndex(cwd); lex != "" {
+		if lex := lexicalIndex(p); lex != "" {
 			return lex, q.lexical(), nil
 		}
 	}
@@ -275,14 +272,20 @@ func embedPrompt(emb embed.Embedder, p string) ([][]float32, []prompt.Reading, e
 	return vecs, readings, err
 }
 
-// lexicalIndex is the lexical index of the project of cwd, or "" when
-// there is none.
-func (q *querier) lexicalIndex(cwd string) string {
+// project is the automatic index by model of the project of cwd (an
+// event's; the process's when it has none).
+func (q *querier) project(cwd, model string) builder.Project {
 	so := q.o.Scan
 	if cwd != "" && filepath.IsAbs(cwd) {
 		so.Cwd = cwd
 	}
-	lex := index.PathFor(q.o.CacheDir, q.o.Host, embed.LexicalID, RootPaths(scan.Roots(so)))
+	return builder.Project{Scan: so, Model: model, CacheDir: q.o.CacheDir}
+}
+
+// lexicalIndex is the lexical index of p's project, or "" when there is
+// none.
+func lexicalIndex(p builder.Project) string {
+	lex := p.LexicalPath()
 	if h, err := vecfile.ReadHeader(lex); err != nil || h.Model != embed.LexicalID {
 		return ""
 	}
@@ -306,13 +309,4 @@ func (q *querier) lexical() embed.Embedder {
 	e := embed.NewLexical()
 	q.embedders[embed.LexicalID] = e
 	return e
-}
-
-// RootPaths lists the paths of roots.
-func RootPaths(roots []scan.Root) []string {
-	paths := make([]string, len(roots))
-	for i, r := range roots {
-		paths[i] = r.Path
-	}
-	return paths
 }
