@@ -11,10 +11,10 @@
 //	record  16-byte key + dim × float32 vector + uint32 CRC-32 of both
 //
 // (little-endian). A batch of records is appended under an exclusive flock
-// with one write and synced before Append returns. A record whose checksum
-// fails is passed over (its text is embedded again), a torn record at the
-// end (a crash during a write) is cut off before the next append, and a
-// file whose header is wrong, or anything else standing at its path, is
+// with one write, synced to the disk at most once a second and at the end
+// of a build. A record whose checksum fails is passed over (its text is
+// embedded again), a torn record at the end (a crash during a write) is
+// cut off before the next append, and a file whose header is wrong, or anything else standing at its path, is
 // set aside (package aside) and started anew. The file is bounded: past
 // MaxBytes an append first compacts it to its newest half.
 package embcache
@@ -204,8 +204,9 @@ func (c *Cache) appendRecord(b []byte, k Key, v []float32) []byte {
 	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
 }
 
-// Append persists vectors for keys (synced before it returns) and keeps
-// them in memory.
+// Append writes vectors for keys to the file (where a process killed next
+// keeps them; synced to the disk at most every SyncEvery, and by Sync)
+// and keeps them in memory.
 func (c *Cache) Append(keys []Key, vecs [][]float32) error {
 	if len(keys) != len(vecs) {
 		return fmt.Errorf("embedding cache: %d keys for %d vectors", len(keys), len(vecs))

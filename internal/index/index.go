@@ -36,8 +36,8 @@ func (s Stats) String() string {
 // Options tune a build.
 type Options struct {
 	// Cache, when set, holds vectors by the text embedded: texts found in
-	// it are not embedded again, and every batch embedded is persisted to
-	// it before the next starts, so a build killed half way keeps its work.
+	// it are not embedded again, and every batch embedded is written to it
+	// before the next starts, so a build killed half way keeps its work.
 	Cache *embcache.Cache
 	// Batch is how many texts go to the model (and to the cache) at once;
 	// 0 means 8.
