@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/skill-inject/ski/internal/calib"
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/config"
 	"github.com/skill-inject/ski/internal/embed"
@@ -45,6 +46,9 @@ func run(env cli.Env) error {
 	previous := fs.Bool("previous", false, "embed each prompt after another row's prompt, to measure a session's earlier prompt as part of the query")
 	top := fs.Int("top", 10, "candidates ranked per prompt (0: every skill)")
 	candidates := fs.String("candidates", "", "write every row's ranked candidates and decisions to this NDJSON `file`, for analysis")
+	folds := fs.Int("folds", 0, "fit the gate values on the rows by k-fold cross-validation grouped by skill and report them out of fold, with in-sample beside (0: the model's fixed values)")
+	maxFI := fs.Float64("max-false-injection", 0.03, "with --folds: the fit's limit on rows expecting no skill that get one injected")
+	maxNoise := fs.Float64("max-noise", 0.15, "with --folds: the fit's limit on rows expecting no skill that get a suggestion")
 	if err := cli.Parse(fs, env); err != nil {
 		return err
 	}
@@ -123,11 +127,27 @@ func run(env cli.Env) error {
 	}
 	p := eval.Pipeline{Embedder: emb, Index: idx, Gate: set, Rank: ro, Previous: *previous}
 	start = time.Now()
-	outs, err := p.Run(cases)
+	rows, err := p.Ranked(cases)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "ski-eval: %d prompts in %v\n", len(cases), time.Since(start).Round(time.Millisecond))
+	if *folds > 0 {
+		cv, err := crossValidate(rows, set, *folds, *maxFI, *maxNoise, *model, len(res.Skills))
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(cv)
+		}
+		return cv.WriteText(env.Stdout)
+	}
+	outs := make([]eval.Outcome, len(rows))
+	for i, r := range rows {
+		outs[i] = eval.Score(r.Case, gate.Decide(r.Cands, set, nil))
+	}
 	report := eval.NewReport(*model, len(res.Skills), outs)
 	if *plot != "" {
 		pf, err := os.Create(*plot)
@@ -157,4 +177,32 @@ func run(env cli.Env) error {
 		return enc.Encode(report)
 	}
 	return report.WriteText(env.Stdout)
+}
+
+// crossValidate fits the gate values around the model's own on k-1 folds
+// and scores the fold left out, for every fold.
+func crossValidate(rows []eval.Labelled, base gate.Settings, k int, maxFI, maxNoise float64, model string, skills int) (eval.CVReport, error) {
+	inject := base.InjectSimilarity
+	f := calib.Fitter{
+		Base:              base,
+		Inject:            calib.Range(inject-0.15, inject+0.10, 0.005),
+		Suggest:           calib.Range(inject-0.20, inject, 0.005),
+		Margin:            []float64{0.02, 0.04, 0.06, 0.08, 0.12},
+		MaxFalseInjection: maxFI,
+		MaxNoise:          maxNoise,
+	}
+	oof, in, err := eval.CrossValidate(rows, f.Decider(), k, nil)
+	if err != nil {
+		return eval.CVReport{}, err
+	}
+	all, err := f.Fit(rows)
+	if err != nil {
+		return eval.CVReport{}, err
+	}
+	return eval.CVReport{
+		Folds:     k,
+		OutOfFold: eval.NewReport(model, skills, oof),
+		InSample:  eval.NewReport(model, skills, in),
+		Fitted:    fmt.Sprintf("inject %.3f, suggest from %.3f, margin %.3f", all.Settings.InjectSimilarity, all.Settings.MinSimilarity, all.Settings.ScoreMargin),
+	}, nil
 }

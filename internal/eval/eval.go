@@ -90,11 +90,14 @@ type Outcome struct {
 	Case
 	Selections []record.Selection
 	Injected   []string // ids
+	Suggested  []string // ids named in the suggestion line
 	Top        string   // best candidate that is not a /name invocation
 	TopScore   float64
 	Right      bool // the row's answer is right as a whole
 	Covered    int  // groups covered by Injected
+	Reached    int  // groups covered by Injected or Suggested
 	Correct    int  // injected ids that belong to some group
+	Tokens     int  // tokens the hook adds to the prompt (estimated)
 }
 
 // Slash reports whether the case is the user invoking a skill with /name.
@@ -117,6 +120,8 @@ func Score(c Case, sels []record.Selection) Outcome {
 			o.Injected = append(o.Injected, s.ID)
 		case record.DecisionHostLoads:
 			hostLoads[s.ID] = true
+		case Suggest:
+			o.Suggested = append(o.Suggested, s.ID)
 		}
 		if o.Top == "" && s.Mention != mention.Slash {
 			o.Top, o.TopScore = s.ID, s.Score
@@ -131,11 +136,17 @@ func Score(c Case, sels []record.Selection) Outcome {
 		return false
 	}
 	for _, g := range c.Groups {
+		covered, reached := false, false
 		for _, id := range g {
-			if slices.Contains(o.Injected, id) || hostLoads[id] {
-				o.Covered++
-				break
-			}
+			in := slices.Contains(o.Injected, id) || hostLoads[id]
+			covered = covered || in
+			reached = reached || in || slices.Contains(o.Suggested, id)
+		}
+		if covered {
+			o.Covered++
+		}
+		if reached {
+			o.Reached++
 		}
 	}
 	for _, id := range o.Injected {
@@ -147,26 +158,35 @@ func Score(c Case, sels []record.Selection) Outcome {
 	return o
 }
 
+// Suggest is the decision that names a skill in the suggestion line.
+const Suggest = record.DecisionRecommend
+
 // Metrics summarise outcomes.
 type Metrics struct {
-	N              int     `json:"n"`
-	Top1           float64 `json:"top1"`            // positives whose best candidate is expected
-	GatedRecall    float64 `json:"gated_recall"`    // mean share of groups covered by what is injected
-	Precision      float64 `json:"precision"`       // injected ids that are expected
-	FalseInjection float64 `json:"false_injection"` // "-" rows with anything injected
-	Right          float64 `json:"right"`           // rows right as a whole
-	HostValue      float64 `json:"host_value"`      // gated recall - 0.15 x false injection
-	positives      int
-	negatives      int
+	N               int     `json:"n"`
+	Top1            float64 `json:"top1"`             // positives whose best candidate is expected
+	GatedRecall     float64 `json:"gated_recall"`     // injected recall: mean share of groups covered by what is injected
+	ReachedRecall   float64 `json:"reached_recall"`   // mean share of groups covered by what is injected or suggested
+	Precision       float64 `json:"precision"`        // injected ids that are expected
+	FalseInjection  float64 `json:"false_injection"`  // "-" rows with anything injected
+	SuggestionNoise float64 `json:"suggestion_noise"` // "-" rows with anything suggested
+	Right           float64 `json:"right"`            // rows right as a whole
+	HostValue       float64 `json:"host_value"`       // gated recall - 0.15 x false injection
+	TokensMean      float64 `json:"tokens_mean"`      // tokens added per prompt, mean
+	TokensP95       float64 `json:"tokens_p95"`       // tokens added per prompt, 95th percentile
+	positives       int
+	negatives       int
 }
 
 // Summarise computes metrics over outcomes.
 func Summarise(outs []Outcome) Metrics {
 	var m Metrics
-	var top1, recall, falseInj, right float64
+	var top1, recall, reached, falseInj, noise, right float64
 	injected, correct := 0, 0
+	tokens := make([]int, 0, len(outs))
 	for _, o := range outs {
 		m.N++
+		tokens = append(tokens, o.Tokens)
 		if o.Right {
 			right++
 		}
@@ -175,10 +195,14 @@ func Summarise(outs []Outcome) Metrics {
 			if len(o.Injected) > 0 {
 				falseInj++
 			}
+			if len(o.Suggested) > 0 {
+				noise++
+			}
 			continue
 		}
 		m.positives++
 		recall += float64(o.Covered) / float64(len(o.Groups))
+		reached += float64(o.Reached) / float64(len(o.Groups))
 		injected += len(o.Injected)
 		correct += o.Correct
 		if o.Slash() {
@@ -200,11 +224,29 @@ func Summarise(outs []Outcome) Metrics {
 	}
 	m.Top1 = div(top1, m.positives)
 	m.GatedRecall = div(recall, m.positives)
+	m.ReachedRecall = div(reached, m.positives)
 	m.Precision = div(float64(correct), injected)
 	m.FalseInjection = div(falseInj, m.negatives)
+	m.SuggestionNoise = div(noise, m.negatives)
 	m.Right = div(right, m.N)
 	m.HostValue = m.GatedRecall - 0.15*m.FalseInjection
+	m.TokensMean, m.TokensP95 = meanP95(tokens)
 	return m
+}
+
+// meanP95 returns the mean and the 95th percentile (nearest rank) of xs.
+func meanP95(xs []int) (mean, p95 float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	sorted := slices.Clone(xs)
+	slices.Sort(sorted)
+	sum := 0
+	for _, x := range sorted {
+		sum += x
+	}
+	rank := (95*len(sorted) + 99) / 100 // ceil(0.95 n), 1-based
+	return float64(sum) / float64(len(sorted)), float64(sorted[rank-1])
 }
 
 // Report is the whole evaluation.
@@ -237,10 +279,20 @@ func NewReport(model string, skills int, outs []Outcome) Report {
 // WriteText writes the report as a table.
 func (r Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "model %s, %d skills\n\n", r.Model, r.Skills)
-	fmt.Fprintf(w, "%-10s %5s %7s %8s %9s %8s %7s\n", "category", "n", "top-1", "recall", "precision", "false-inj", "right")
+	return r.writeTable(w, "")
+}
+
+// writeTable writes the per-category table, each metric's header prefixed
+// with label (empty for none).
+func (r Report) writeTable(w io.Writer, label string) error {
+	if label != "" {
+		fmt.Fprintf(w, "%s\n", label)
+	}
+	fmt.Fprintf(w, "%-10s %5s %7s %8s %8s %9s %8s %7s %7s %8s %7s\n", "category", "n", "top-1", "injected", "reached", "precision", "false-inj", "noise", "right", "tokens", "p95")
 	row := func(name string, m Metrics) {
-		fmt.Fprintf(w, "%-10s %5d %6.1f%% %7.1f%% %8.1f%% %8.1f%% %6.1f%%\n", name, m.N,
-			100*m.Top1, 100*m.GatedRecall, 100*m.Precision, 100*m.FalseInjection, 100*m.Right)
+		fmt.Fprintf(w, "%-10s %5d %6.1f%% %7.1f%% %7.1f%% %8.1f%% %8.1f%% %6.1f%% %6.1f%% %8.1f %7.0f\n", name, m.N,
+			100*m.Top1, 100*m.GatedRecall, 100*m.ReachedRecall, 100*m.Precision, 100*m.FalseInjection,
+			100*m.SuggestionNoise, 100*m.Right, m.TokensMean, m.TokensP95)
 	}
 	cats := make([]string, 0, len(r.Categories))
 	for _, c := range Categories {
@@ -257,6 +309,26 @@ func (r Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "near-misses right: %.1f%%   mentions exact: %.1f%%\n",
 		100*r.Categories["near-miss"].Right, 100*r.Categories["mention"].Right)
 	return nil
+}
+
+// CVReport is an evaluation of fitted values: out of fold, with the
+// in-sample numbers beside.
+type CVReport struct {
+	Folds     int    `json:"folds"`
+	OutOfFold Report `json:"out_of_fold"`
+	InSample  Report `json:"in_sample"`
+	Fitted    string `json:"fitted"` // the values a fit on every row chooses
+}
+
+// WriteText writes both tables.
+func (r CVReport) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "model %s, %d skills, %d-fold cross-validation grouped by skill\n", r.OutOfFold.Model, r.OutOfFold.Skills, r.Folds)
+	fmt.Fprintf(w, "fitted on every row: %s\n\n", r.Fitted)
+	if err := r.OutOfFold.writeTable(w, "out of fold:"); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return r.InSample.writeTable(w, "in sample:")
 }
 
 // WriteMisses lists the rows that went wrong, for tuning by eye.

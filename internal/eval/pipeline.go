@@ -23,8 +23,22 @@ type Pipeline struct {
 	Previous bool
 }
 
-// Run scores every case.
+// Run scores every case with the pipeline's gate settings.
 func (p Pipeline) Run(cases []Case) ([]Outcome, error) {
+	rows, err := p.Ranked(cases)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]Outcome, len(rows))
+	for i, r := range rows {
+		outs[i] = Score(r.Case, gate.Decide(r.Cands, p.Gate, nil))
+	}
+	return outs, nil
+}
+
+// Ranked embeds and ranks every case, leaving the gate to the caller: what a
+// calibration fits its values on.
+func (p Pipeline) Ranked(cases []Case) ([]Labelled, error) {
 	// Each prompt is read once, for its vector and for ranking, as the
 	// query record carries the reading through the hook.
 	readings := make([]prompt.Reading, len(cases))
@@ -43,14 +57,14 @@ func (p Pipeline) Run(cases []Case) ([]Outcome, error) {
 	// Rank from the vectors as an index file stores them, as ski-rank does.
 	p.Index.Quantize()
 	cat := rank.NewCatalog(p.Index)
-	outs := make([]Outcome, len(cases))
+	rows := make([]Labelled, len(cases))
 	for i, c := range cases {
 		q := rank.Query{ID: fmt.Sprint(c.Line), Prompt: c.Prompt, Model: p.Index.Header.Model, Vector: vecs[i], Reading: &readings[i]}
 		cands, err := cat.Rank(q, p.Rank)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", c.Line, err)
 		}
-		outs[i] = Score(c, gate.Decide(cands, p.Gate, nil))
+		rows[i] = Labelled{Case: c, Cands: cands}
 	}
-	return outs, nil
+	return rows, nil
 }

@@ -1,0 +1,112 @@
+// Package calib fits the gate's few calibration values (the inject
+// threshold, the floor of the suggestion band, the score margin) on
+// labelled prompts, by grid search under explicit limits on how often
+// prompts that need no skill get one.
+package calib
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/skill-inject/ski/internal/eval"
+	"github.com/skill-inject/ski/internal/gate"
+	"github.com/skill-inject/ski/internal/record"
+)
+
+// Fitter searches a grid of gate values.
+type Fitter struct {
+	Base    gate.Settings // everything the grid does not set
+	Inject  []float64     // inject thresholds tried
+	Suggest []float64     // suggestion floors tried (only those below the inject threshold)
+	Margin  []float64     // score margins tried
+	// MaxFalseInjection bounds the share of rows expecting no skill that get
+	// one injected; MaxNoise the share that get a suggestion.
+	MaxFalseInjection float64
+	MaxNoise          float64
+}
+
+// Range returns the values from lo to hi (inclusive) in steps of step.
+func Range(lo, hi, step float64) []float64 {
+	var out []float64
+	for i := 0; ; i++ {
+		v := math.Round((lo+float64(i)*step)*1e6) / 1e6
+		if v > hi+1e-9 {
+			return out
+		}
+		out = append(out, v)
+	}
+}
+
+// Fitted is what a fit chose and what it scored on its own rows.
+type Fitted struct {
+	Settings gate.Settings
+	Train    eval.Metrics
+}
+
+// Fit picks, first, the margin and inject threshold with the highest
+// injected recall whose false injection stays within the limit (the
+// highest threshold among equals, the most restrained), then the lowest
+// suggestion floor whose suggestion noise stays within its limit.
+func (f Fitter) Fit(train []eval.Labelled) (Fitted, error) {
+	if len(f.Inject) == 0 || len(f.Margin) == 0 {
+		return Fitted{}, fmt.Errorf("calib: empty grid")
+	}
+	best := Fitted{Settings: f.Base}
+	bestRecall, found := -1.0, false
+	for _, margin := range f.Margin {
+		for _, inject := range f.Inject {
+			s := f.Base
+			s.ScoreMargin, s.InjectSimilarity, s.MinSimilarity = margin, inject, inject
+			m := score(train, s)
+			ok := m.FalseInjection <= f.MaxFalseInjection+1e-12
+			better := m.GatedRecall > bestRecall+1e-12 ||
+				(math.Abs(m.GatedRecall-bestRecall) <= 1e-12 && inject > best.Settings.InjectSimilarity)
+			if ok && (!found || better) {
+				best, bestRecall, found = Fitted{Settings: s, Train: m}, m.GatedRecall, true
+			}
+		}
+	}
+	if !found {
+		// Nothing meets the limit: the most restrained point of the grid.
+		s := f.Base
+		s.ScoreMargin, s.InjectSimilarity, s.MinSimilarity = f.Margin[0], f.Inject[len(f.Inject)-1], f.Inject[len(f.Inject)-1]
+		best = Fitted{Settings: s, Train: score(train, s)}
+	}
+	for _, floor := range f.Suggest {
+		if floor >= best.Settings.InjectSimilarity {
+			continue
+		}
+		s := best.Settings
+		s.MinSimilarity = floor
+		m := score(train, s)
+		if m.SuggestionNoise <= f.MaxNoise+1e-12 && m.FalseInjection <= best.Train.FalseInjection+1e-12 {
+			best = Fitted{Settings: s, Train: m}
+			break
+		}
+	}
+	return best, nil
+}
+
+// Decider returns the fit as an eval.Fitter.
+func (f Fitter) Decider() eval.Fitter {
+	return eval.FitterFunc(func(train []eval.Labelled) (eval.Decider, error) {
+		fit, err := f.Fit(train)
+		if err != nil {
+			return nil, err
+		}
+		return Gate(fit.Settings), nil
+	})
+}
+
+// Gate decides a fresh session's prompt with fixed settings.
+func Gate(s gate.Settings) eval.Decider {
+	return func(cands []record.Candidate) []record.Selection { return gate.Decide(cands, s, nil) }
+}
+
+func score(rows []eval.Labelled, s gate.Settings) eval.Metrics {
+	outs := make([]eval.Outcome, len(rows))
+	for i, r := range rows {
+		outs[i] = eval.Score(r.Case, gate.Decide(r.Cands, s, nil))
+	}
+	return eval.Summarise(outs)
+}
