@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/skill-inject/ski/internal/calib"
@@ -14,6 +16,7 @@ import (
 	"github.com/skill-inject/ski/internal/gate"
 	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/indexfile"
+	"github.com/skill-inject/ski/internal/judge"
 	_ "github.com/skill-inject/ski/internal/onnx" // registers the ONNX models
 	"github.com/skill-inject/ski/internal/rank"
 	"github.com/skill-inject/ski/internal/record"
@@ -46,6 +49,10 @@ func run(env cli.Env) error {
 	previous := fs.Bool("previous", false, "embed each prompt after another row's prompt, to measure a session's earlier prompt as part of the query")
 	top := fs.Int("top", 10, "candidates ranked per prompt (0: every skill)")
 	candidates := fs.String("candidates", "", "write every row's ranked candidates and decisions to this NDJSON `file`, for analysis")
+	features := fs.String("features", "", "write every row's ranked candidates with the raw signals a judge is trained on to this NDJSON `file`")
+	background := fs.String("background", "", "generic prompts `file` (one per line): with --features, each candidate carries its skill's cosine mean and spread over them")
+	trainJudge := fs.String("train-judge", "", "fit the judge on these rows (never on shared/eval) and write its weights to this JSON `file`")
+	noJudge := fs.Bool("no-judge", false, "rank without the judge: the gate reads the scores")
 	folds := fs.Int("folds", 0, "fit the gate values on the rows by k-fold cross-validation grouped by skill and report them out of fold, with in-sample beside (0: the model's fixed values)")
 	maxFI := fs.Float64("max-false-injection", 0.03, "with --folds: the fit's limit on rows expecting no skill that get one injected")
 	maxNoise := fs.Float64("max-noise", 0.15, "with --folds: the fit's limit on rows expecting no skill that get a suggestion")
@@ -88,8 +95,11 @@ func run(env cli.Env) error {
 	if *indexPath != "" {
 		old = index.ReadOld(*indexPath, warn)
 	}
+	if *trainJudge != "" {
+		*noJudge = true // trained on what the ranking gives, not on an older judge
+	}
 	start := time.Now()
-	idx, stats, err := index.Build(res.Skills, old, emb, time.Now())
+	idx, stats, err := index.BuildWith(res.Skills, old, emb, time.Now(), index.Options{Background: true})
 	if err != nil {
 		return err
 	}
@@ -112,7 +122,7 @@ func run(env cli.Env) error {
 		MaxSkills:        *maxSkills,
 	}
 	kb := pick(*boost, m.KeywordBoost)
-	ro := rank.Options{Top: *top, KeywordBoost: func(string, string) float64 { return kb }}
+	ro := rank.Options{Top: *top, KeywordBoost: func(string, string) float64 { return kb }, NoJudge: *noJudge, Features: true}
 	if *lexical >= 0 {
 		ro.LexicalWeight = lexical
 	}
@@ -132,6 +142,22 @@ func run(env cli.Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "ski-eval: %d prompts in %v\n", len(cases), time.Since(start).Round(time.Millisecond))
+	if *trainJudge != "" {
+		if err := writeJudge(*trainJudge, *model, *tsv, rows); err != nil {
+			return err
+		}
+	}
+	if *features != "" {
+		var bg []string
+		if *background != "" {
+			if bg, err = readLines(*background); err != nil {
+				return err
+			}
+		}
+		if err := eval.WriteFeatures(*features, rows, emb, idx, bg); err != nil {
+			return err
+		}
+	}
 	if *folds > 0 {
 		cv, err := crossValidate(rows, set, *folds, *maxFI, *maxNoise, *model, len(res.Skills))
 		if err != nil {
@@ -205,4 +231,36 @@ func crossValidate(rows []eval.Labelled, base gate.Settings, k int, maxFI, maxNo
 		InSample:  eval.NewReport(model, skills, in),
 		Fitted:    fmt.Sprintf("inject %.3f, suggest from %.3f, margin %.3f", all.Settings.InjectSimilarity, all.Settings.MinSimilarity, all.Settings.ScoreMargin),
 	}, nil
+}
+
+// readLines returns the non-empty lines of a file.
+func readLines(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// writeJudge fits the judge on the rows' judged candidates (every row but
+// mentions: a candidate is right when some group expects it) and writes it.
+func writeJudge(path, model, tsv string, rows []eval.Labelled) error {
+	x, y := eval.JudgeSamples(rows)
+	m, err := judge.Train(x, y, 1)
+	if err != nil {
+		return err
+	}
+	m.Model = model
+	m.TrainedOn = fmt.Sprintf("%s: %d prompts, %d candidates", filepath.ToSlash(tsv), len(rows), len(x))
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
 }

@@ -130,3 +130,31 @@ func scoreRow(r Labelled, decide Decider, tokens Tokens) Outcome {
 	}
 	return o
 }
+
+// JudgeSamples returns the judge's features of every judged candidate of
+// the rows that are not mentions, and whether some group expects it.
+func JudgeSamples(rows []Labelled) (x [][]float64, y []bool) {
+	for _, r := range rows {
+		if r.Category == "mention" {
+			continue
+		}
+		for _, c := range r.Cands {
+			if c.Features == nil {
+				continue
+			}
+			x = append(x, c.Features)
+			y = append(y, expects(r.Case, c.ID))
+		}
+	}
+	return x, y
+}
+
+// expects reports whether some group of c holds id.
+func expects(c Case, id string) bool {
+	for _, g := range c.Groups {
+		if slices.Contains(g, id) {
+			return true
+		}
+	}
+	return false
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/intent"
+	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/mention"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/prompt"
@@ -48,6 +49,12 @@ type Options struct {
 	BodyWeight *float64
 	// IntentBoost, when not nil, replaces the model's intent boost.
 	IntentBoost *float64
+	// NoJudge leaves out the judge's confidences (the gate then reads the
+	// scores), as for an index without a background.
+	NoJudge bool
+	// Features gives the best candidates the judge's features even without
+	// a judge (when the index has a background): what training one reads.
+	Features bool
 	// SmallEditPenalty returns what is taken from every score of a prompt
 	// that asks only for a small edit or an explanation (package intent),
 	// for a model and the query's directory; nil means the model's
@@ -142,7 +149,8 @@ type Catalog struct {
 	idx      *vecfile.Index
 	text     *bm25.Inverted // idx.TextField()
 	model    embed.Model
-	keywords [][]string // each entry's keywords, aliases and tags, lower case (nil when none has any)
+	keywords [][]string   // each entry's keywords, aliases and tags, lower case (nil when none has any)
+	judge    *judge.Model // nil: no judge for the model, or no background in the index
 }
 
 // NewCatalog prepares idx for ranking.
@@ -150,6 +158,11 @@ func NewCatalog(idx *vecfile.Index) *Catalog {
 	c := &Catalog{idx: idx}
 	c.model, _ = embed.Lookup(idx.Header.Model)
 	c.text, _ = idx.TextField()
+	if bg := idx.Header.Background; bg != nil && bg.Valid() {
+		// The judges are compiled in and tested one by one: an error here
+		// cannot come from the index, so the scores are used instead.
+		c.judge, _ = judge.For(idx.Header.Model)
+	}
 	for i, e := range idx.Entries {
 		s := e.Skill
 		if len(s.Keywords)+len(s.Aliases)+len(s.Tags) == 0 {
@@ -301,6 +314,7 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		}
 	}
 	var out []record.Candidate
+	var inputs []judge.Input
 	for _, i := range c.keep(scores, mentioned, o.Top) {
 		cd := c.candidate(q, c.idx.Entries[i].Skill)
 		cd.Cosine = round(cos[i])
@@ -337,6 +351,22 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		cd.TopScore = top
 		cd.Rank = len(out) + 1
 		out = append(out, cd)
+		inputs = append(inputs, judge.Input{Score: scores[i], Lexical: cd.Lexical, Mention: cd.Mention != "",
+			SmallEdit: penalty > 0, Intent: near != nil && near[i] > 0})
+	}
+	judged := c.judge != nil && !o.NoJudge
+	if bg := c.idx.Header.Background; bg != nil && (judged || o.Features) {
+		for i, f := range judge.Features(inputs, *bg) {
+			if f == nil {
+				continue
+			}
+			out[i].Features = f
+			if judged {
+				p := round(c.judge.Predict(f))
+				out[i].Confidence = &p
+				out[i].Why = append(out[i].Why, fmt.Sprintf("judge %.3f", p))
+			}
+		}
 	}
 	return out, nil
 }

@@ -124,6 +124,12 @@ type Candidate struct {
 	Lexical  float64 `json:"lexical"` // weighted BM25 score
 	Boost    float64 `json:"boost"`
 	TopScore float64 `json:"top_score"` // the query's best score, before any gate
+	// Confidence is the judge's belief (0 to 1) that the prompt needs this
+	// skill, for the best few candidates when the model has a judge and the
+	// index its background; nil otherwise, and the gate reads the score.
+	Confidence *float64 `json:"confidence,omitempty"`
+	// Features are what the judge read (judge.FeatureNames), with Confidence.
+	Features []float64 `json:"features,omitempty"`
 	// Mention is how the prompt named the skill: "slash", "at", "dollar",
 	// "phrase", "name" or "" when it did not.
 	Mention string   `json:"mention"`

@@ -64,6 +64,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/quant"
 	"github.com/skill-inject/ski/internal/record"
 )
@@ -98,6 +99,10 @@ type Header struct {
 	// Stamp is scan.Stamp of the skills the index was built from, when it
 	// was built from a scan; equal stamps let a refresh skip the scan.
 	Stamp string `json:"stamp,omitempty"`
+	// Background is where the catalog's best scores fall for generic
+	// prompts, which the judge reads scores against; absent in indexes
+	// built before there was a judge.
+	Background *judge.Background `json:"background,omitempty"`
 	// Intents holds, per intent kind (package intent), the text that stands
 	// for what such a prompt needs and its query vector; rank boosts the
 	// skills closest to it when a prompt has that intent.

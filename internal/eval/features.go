@@ -1,0 +1,94 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/prompt"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+// WriteFeatures writes one JSON line per row to path: the case and its
+// ranked candidates with, when background prompts are given, the mean and
+// standard deviation of each candidate skill's cosine over them.
+func WriteFeatures(path string, rows []Labelled, emb embed.Embedder, idx *vecfile.Index, background []string) error {
+	mean, std, err := BackgroundStats(emb, idx, background)
+	if err != nil {
+		return err
+	}
+	pos := map[string]int{}
+	for i, e := range idx.Entries {
+		pos[e.Skill.ID] = i
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	type cand struct {
+		ID      string   `json:"id"`
+		Rank    int      `json:"rank"`
+		Score   float64  `json:"score"`
+		Cosine  float64  `json:"cosine"`
+		Lexical float64  `json:"lexical"`
+		Boost   float64  `json:"boost"`
+		Mention string   `json:"mention"`
+		Why     []string `json:"why"`
+		BgMean  float64  `json:"bg_mean"`
+		BgStd   float64  `json:"bg_std"`
+	}
+	for _, r := range rows {
+		cands := make([]cand, len(r.Cands))
+		for i, c := range r.Cands {
+			cands[i] = cand{ID: c.ID, Rank: c.Rank, Score: c.Score, Cosine: c.Cosine, Lexical: c.Lexical, Boost: c.Boost, Mention: c.Mention, Why: c.Why}
+			if mean != nil {
+				cands[i].BgMean, cands[i].BgStd = mean[pos[c.ID]], std[pos[c.ID]]
+			}
+		}
+		row := struct {
+			Line     int        `json:"line"`
+			Category string     `json:"category"`
+			Prompt   string     `json:"prompt"`
+			Expected [][]string `json:"expected"`
+			Cands    []cand     `json:"cands"`
+		}{r.Line, r.Category, r.Prompt, r.Groups, cands}
+		if err := enc.Encode(row); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return f.Close()
+}
+
+// BackgroundStats embeds the background prompts and returns, per index
+// entry, the mean and standard deviation of its cosine over them (nil, nil
+// for no prompts).
+func BackgroundStats(emb embed.Embedder, idx *vecfile.Index, background []string) (mean, std []float64, err error) {
+	if len(background) == 0 {
+		return nil, nil, nil
+	}
+	texts := make([]string, len(background))
+	for i, b := range background {
+		texts[i] = prompt.QueryText(b)
+	}
+	vecs, err := embed.Queries(emb, texts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("embed background prompts: %w", err)
+	}
+	n := len(idx.Entries)
+	mean, std = make([]float64, n), make([]float64, n)
+	for i := range n {
+		var s, ss float64
+		for _, v := range vecs {
+			c := idx.Cosine(i, v)
+			s += c
+			ss += c * c
+		}
+		m := s / float64(len(vecs))
+		mean[i], std[i] = m, math.Sqrt(max(ss/float64(len(vecs))-m*m, 1e-12))
+	}
+	return mean, std, nil
+}
