@@ -13,8 +13,8 @@ import (
 const statsDoc = `Usage: ski stats [--host claude|opencode] [--cwd DIR]
 
 Per skill, over every recorded session: how often ski injected it, how
-often the model followed by loading it, how often ski only suggested it,
-and how often the model or the user loaded it themselves (what
+often the model followed by loading it, how often ski only suggested it
+and how often the model followed the suggestion, and how often the model or the user loaded it themselves (what
 ski-ledger stats counts). Then advice: a skill injected often and never
 followed has a description broader than its use (narrow it, or deny it in
 the config); a skill the model loaded without ski, or one of the
