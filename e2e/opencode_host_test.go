@@ -109,4 +109,12 @@ func TestOpencodeHost(t *testing.T) {
 	o.api.queue(toolCall{"skill", map[string]any{"name": "helm-chart"}})
 	o.api.queue(toolCall{"read", map[string]any{"filePath": filepath.Join(o.h.skills, "csv-cleaning", "SKILL.md")}})
 	selfLoadsThenBody(t, o.h, o.prompt)
+
+	// 5. The suggestion band: with injection out of reach, the plugin adds
+	// the line that names the fitting skill, and no directive.
+	o.h.config("inject_similarity = 1.5\n")
+	_, bodies = o.prompt("", postmortemPrompt)
+	if user := lastUserText(onlyMain(t, bodies)); !strings.Contains(user, `ski: skills that may help, not loaded: "postmortem"`) || len(injected(user)) != 0 {
+		t.Fatalf("suggestion band: want the suggestion line only in the user message:\n%s", user)
+	}
 }

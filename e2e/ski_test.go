@@ -225,8 +225,10 @@ func TestSkiStatsAndHistory(t *testing.T) {
 			{fmt.Sprintf("2026-11-2%dT10:06:00Z", i), "recommend", "data/csv-cleaning"},
 		})
 	}
+	// Ledgers of before the suggestion band ("recommend" events) and of now.
 	writeLedger(t, w, "s-9", [][3]string{{"2026-11-23T09:00:00Z", "rearm", ""}, {"2026-11-23T09:01:00Z", "host-load", "release/changelog"},
-		{"2026-11-23T09:02:00Z", "load", "python/uv-setup"}})
+		{"2026-11-23T09:02:00Z", "load", "python/uv-setup"}, {"2026-11-23T09:03:00Z", "suggest", "docs/pdf-tools"},
+		{"2026-11-23T09:04:00Z", "load", "docs/pdf-tools"}})
 	r := w.ski("stats")
 	if r.code != 0 {
 		t.Fatalf("ski stats: %d %s", r.code, r.stderr)

@@ -120,6 +120,7 @@ func run(env cli.Env) error {
 		InjectSimilarity: pick(*injectSim, m.InjectSimilarity),
 		ScoreMargin:      pick(*margin, m.ScoreMargin),
 		MaxSkills:        *maxSkills,
+		MaxSuggestions:   config.DefaultMaxSuggestions,
 	}
 	kb := pick(*boost, m.KeywordBoost)
 	ro := rank.Options{Top: *top, KeywordBoost: func(string, string) float64 { return kb }, NoJudge: *noJudge, Features: true}

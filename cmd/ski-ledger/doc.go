@@ -25,15 +25,19 @@ id's SHA-256. A ledger holds:
 
 	{"version":1,"session_id":"…",
 	 "loaded":{"SKILL-ID":{"source":"ski|model|user","at":"RFC 3339","count":N}},
-	 "recommended":{"SKILL-ID":"RFC 3339"},
-	 "events":[{"at":"…","event":"inject|recommend|load|host-load|rearm","id":"…","source":"…"}],
+	 "suggested":{"SKILL-ID":"RFC 3339"},
+	 "events":[{"at":"…","event":"inject|suggest|load|host-load|rearm","id":"…","source":"…"}],
 	 "updated":"RFC 3339"}
 
 Source ski means ski injected the skill, model that the model loaded it
 itself, user that the user invoked it with /name. An entry keeps its latest
 source and time; count says how often it was marked since the last rearm.
-The events list (at most 500, oldest dropped first) keeps the history for
-statistics.
+Suggested skills were named in ski's suggestion line: they are not in
+context, and a suggested skill can still be injected later, once. The
+events list (at most 500, oldest dropped first) keeps the history for
+statistics. Ledgers written before suggestions had their own band, with
+"recommended" and "recommend" events, are read as "suggested" and
+"suggest".
 
 Writers take an exclusive lock on KEY.lock, write a temporary file, fsync it
 and rename it over KEY.json, so concurrent hooks never lose an update and
@@ -49,7 +53,7 @@ stderr, and the session starts empty.
 
 Record reads ski-select records (kind "selection") on stdin and marks them
 in their sessions' ledgers: decision "inject" as loaded by ski,
-"host-loads" as loaded by the user, "recommend" as recommended; "drop" is
+"host-loads" as loaded by the user, "suggest" as suggested; "drop" is
 ignored. Every line needs a session_id.
 
 Record reads the whole input and checks every line first, then updates each
@@ -60,7 +64,7 @@ a skill the ledger does not know about.
 
 ski-select decided from the ledger as it read it. Record looks again under
 the session's lock: an "inject" of a skill another prompt of the session
-put in context meanwhile, or a "recommend" of one it recommended, is
+put in context meanwhile, or a "suggest" of one it suggested, is
 neither recorded nor passed on. However many prompts of a session race, a
 skill is injected once.
 
@@ -93,7 +97,7 @@ prints one summary line on stderr.
 
 Rearm reads session-start payloads on stdin, Claude Code's SessionStart
 {"session_id","source",...} or the opencode plugin's {"session_id","source"},
-and when source is "compact" forgets the session's loaded and recommended
+and when source is "compact" forgets the session's loaded and suggested
 skills (the compaction dropped them from context), logging a rearm event.
 Other sources (startup, resume, clear) change nothing. With --session ID it
 rearms that session without reading stdin. Rearm writes nothing on stdout.
@@ -114,8 +118,9 @@ Stats reads every ledger's event log and prints one record per skill
 (kind "stats"): how often ski injected it, how many of those injections
 the model followed by loading the skill itself later in the same session
 (before the next injection of it or a rearm), the follow rate, how often it
-was recommended, loaded by the model in all, and invoked by the user with
-/name, and in how many sessions. --table prints the same for people.
+was suggested and how many of those suggestions the model followed (unless
+ski injected it in between), how often it was loaded by the model in all,
+and invoked by the user with /name, and in how many sessions. --table prints the same for people.
 
 # GC
 

@@ -267,10 +267,10 @@ func runStats(env cli.Env, fs *flag.FlagSet, c *common) error {
 	stats := ledger.Stats(ledgers)
 	if *table {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SKILL\tINJECTED\tFOLLOWED\tRATE\tRECOMMENDED\tMODEL-LOADED\tUSER-INVOKED\tSESSIONS")
+		fmt.Fprintln(tw, "SKILL\tINJECTED\tFOLLOWED\tRATE\tSUGGESTED\tSUGGEST-FOLLOWED\tMODEL-LOADED\tUSER-INVOKED\tSESSIONS")
 		for _, s := range stats {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f%%\t%d\t%d\t%d\t%d\n", s.ID, s.Injected, s.Followed, 100*s.FollowRate,
-				s.Recommended, s.ModelLoaded, s.UserInvoked, s.Sessions)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f%%\t%d\t%d\t%d\t%d\t%d\n", s.ID, s.Injected, s.Followed, 100*s.FollowRate,
+				s.Suggested, s.SuggestionsFollowed, s.ModelLoaded, s.UserInvoked, s.Sessions)
 		}
 		return tw.Flush()
 	}

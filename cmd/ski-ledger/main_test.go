@@ -104,14 +104,14 @@ func sel(session, id, decision string) string {
 func TestRecordPassesInputThrough(t *testing.T) {
 	w := newWorld(t)
 	in := sel("s1", "a", "inject") + "\r\n\n" +
-		sel("s1", "b", "recommend") + "\n" +
+		sel("s1", "b", "suggest") + "\n" +
 		sel("s1", "c", "host-loads") + "\n" +
 		sel("s1", "d", "drop") // no final newline
 	r := w.run(in, "record")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	want := sel("s1", "a", "inject") + "\n" + sel("s1", "b", "recommend") + "\n" +
+	want := sel("s1", "a", "inject") + "\n" + sel("s1", "b", "suggest") + "\n" +
 		sel("s1", "c", "host-loads") + "\n" + sel("s1", "d", "drop") + "\n"
 	if r.stdout != want {
 		t.Errorf("stdout is not the input's records unchanged, one a line:\n got %q\nwant %q", r.stdout, want)
@@ -123,8 +123,8 @@ func TestRecordPassesInputThrough(t *testing.T) {
 	if e, ok := l.Loaded("c"); !ok || e.Source != ledger.SourceUser {
 		t.Errorf("c: %+v %v", e, ok)
 	}
-	if !l.Recommended("b") {
-		t.Error("b not recommended")
+	if !l.Suggested("b") {
+		t.Error("b not suggested")
 	}
 	if _, ok := l.Loaded("d"); ok {
 		t.Error("dropped d recorded")
@@ -400,7 +400,7 @@ func TestRearm(t *testing.T) {
 func TestShow(t *testing.T) {
 	w := newWorld(t)
 	w.run(sel("s1", "a", "inject")+"\n"+sel("s1", "b", "host-loads")+"\n", "record")
-	w.run(sel("../odd id", "a", "recommend")+"\n", "record")
+	w.run(sel("../odd id", "a", "suggest")+"\n", "record")
 	r := w.run("", "show", "--session", "s1")
 	if r.code != 0 {
 		t.Fatalf("%+v", r)
@@ -491,5 +491,46 @@ func TestUsage(t *testing.T) {
 		if r.code != tt.code || !strings.Contains(out, tt.want) {
 			t.Errorf("%v: exit %d, %q; want %d, %q", tt.args, r.code, out, tt.code, tt.want)
 		}
+	}
+}
+
+// A suggestion the model follows by loading the skill (seen by observe)
+// shows in stats as suggested and followed, apart from injections.
+func TestStatsSuggestedAndFollowed(t *testing.T) {
+	w := newWorld(t)
+	root := skillTree(t, "demo", "lint")
+	w.vars["SKI_ROOTS"] = root
+	if r := w.run(sel("s1", "demo", "suggest")+"\n"+sel("s1", "lint", "suggest")+"\n", "record"); r.code != 0 {
+		t.Fatalf("record: %+v", r)
+	}
+	load := payload(map[string]any{"session_id": "s1", "cwd": root, "tool_name": "Skill", "tool_input": map[string]any{"skill": "demo"}})
+	if r := w.run(load+"\n", "observe", "--host", "claude"); r.code != 0 {
+		t.Fatalf("observe: %+v", r)
+	}
+	r := w.run("", "stats")
+	if r.code != 0 {
+		t.Fatalf("stats: %+v", r)
+	}
+	got := map[string]ledger.SkillStats{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var s ledger.SkillStats
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatal(err)
+		}
+		got[s.ID] = s
+	}
+	if d := got["demo"]; d.Suggested != 1 || d.SuggestionsFollowed != 1 || d.Injected != 0 || d.Followed != 0 || d.ModelLoaded != 1 {
+		t.Errorf("demo %+v", d)
+	}
+	if l := got["lint"]; l.Suggested != 1 || l.SuggestionsFollowed != 0 {
+		t.Errorf("lint %+v", l)
+	}
+	if !strings.Contains(r.stdout, `"suggested":1,"suggestions_followed":1`) {
+		t.Errorf("record fields: %s", r.stdout)
+	}
+	table := w.run("", "stats", "--table").stdout
+	if lines := strings.Split(table, "\n"); !strings.Contains(lines[0], "SUGGESTED  SUGGEST-FOLLOWED") ||
+		!strings.HasPrefix(lines[1], "demo") || len(strings.Fields(lines[1])) != 9 {
+		t.Errorf("table:\n%s", table)
 	}
 }

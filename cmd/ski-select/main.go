@@ -55,4 +55,4 @@ func (s seen) Loaded(id string) (string, bool) {
 	return string(e.Source), ok
 }
 
-func (s seen) Recommended(id string) bool { return s.l.Recommended(id) }
+func (s seen) Suggested(id string) bool { return s.l.Suggested(id) }

@@ -28,6 +28,7 @@ type Config struct {
 	KeywordBoost      *float64 `toml:"keyword_boost"`
 	SmallEditPenalty  *float64 `toml:"small_edit_penalty"`
 	MaxSkills         *int     `toml:"max_skills"`
+	MaxSuggestions    *int     `toml:"max_suggestions"`
 	CharBudget        *int     `toml:"char_budget"`
 	InjectMode        string   `toml:"inject_mode"`
 	DirectiveStrength string   `toml:"directive_strength"`
@@ -57,11 +58,16 @@ var (
 
 // Defaults that do not depend on the model.
 const (
-	DefaultMaxSkills  = 2
-	DefaultCharBudget = 6000
-	DefaultInjectMode = "directive"
-	DefaultStrength   = "auto"
+	DefaultMaxSkills      = 2
+	DefaultMaxSuggestions = 3
+	DefaultCharBudget     = 6000
+	DefaultInjectMode     = "directive"
+	DefaultStrength       = "auto"
 )
+
+// MaxSuggestionsLimit bounds max_suggestions, so that the suggestion line
+// stays one short line.
+const MaxSuggestionsLimit = 5
 
 // Load reads the user config under configDir (ski's own config folder) and
 // the nearest .ski.toml from cwd up to the repository root. Problems are
@@ -153,6 +159,9 @@ func (c Config) invalid() map[string]string {
 	if c.MaxSkills != nil && *c.MaxSkills < 0 {
 		bad["max_skills"] = fmt.Sprintf("max_skills %d: must not be negative", *c.MaxSkills)
 	}
+	if c.MaxSuggestions != nil && (*c.MaxSuggestions < 0 || *c.MaxSuggestions > MaxSuggestionsLimit) {
+		bad["max_suggestions"] = fmt.Sprintf("max_suggestions %d: want 0 (no suggestions) to %d", *c.MaxSuggestions, MaxSuggestionsLimit)
+	}
 	if c.CharBudget != nil && *c.CharBudget < 0 {
 		bad["char_budget"] = fmt.Sprintf("char_budget %d: must not be negative", *c.CharBudget)
 	}
@@ -168,6 +177,8 @@ func (c *Config) clear(key string) {
 		c.DirectiveStrength = ""
 	case "max_skills":
 		c.MaxSkills = nil
+	case "max_suggestions":
+		c.MaxSuggestions = nil
 	case "char_budget":
 		c.CharBudget = nil
 	}
@@ -234,6 +245,9 @@ func (c *Config) merge(o Config) {
 	setF(&c.SmallEditPenalty, o.SmallEditPenalty)
 	if o.MaxSkills != nil {
 		c.MaxSkills = o.MaxSkills
+	}
+	if o.MaxSuggestions != nil {
+		c.MaxSuggestions = o.MaxSuggestions
 	}
 	if o.CharBudget != nil {
 		c.CharBudget = o.CharBudget

@@ -128,3 +128,35 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+// max_suggestions takes 0 (no suggestions) to MaxSuggestionsLimit; a value
+// out of range is reported and the layer below applies.
+func TestMaxSuggestions(t *testing.T) {
+	cfgDir := t.TempDir()
+	write(t, filepath.Join(cfgDir, "config.toml"), "max_suggestions = 0\n")
+	repo := t.TempDir()
+	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	for _, tt := range []struct {
+		project  string
+		want     int
+		warnings int
+	}{
+		{"", 0, 0},
+		{"max_suggestions = 2\n", 2, 0},
+		{"max_suggestions = 6\n", 0, 1},
+		{"max_suggestions = -1\n", 0, 1},
+	} {
+		write(t, filepath.Join(repo, ".ski.toml"), tt.project)
+		var warnings []string
+		c := Load(cfgDir, repo, func(s string) { warnings = append(warnings, s) })
+		if got := Int(c.MaxSuggestions, DefaultMaxSuggestions); got != tt.want || len(warnings) != tt.warnings {
+			t.Errorf("project %q: max_suggestions %d, warnings %q; want %d and %d warnings", tt.project, got, warnings, tt.want, tt.warnings)
+		}
+		if tt.warnings > 0 && !strings.Contains(warnings[0], "want 0 (no suggestions) to 5; ignored") {
+			t.Errorf("warning %q", warnings[0])
+		}
+	}
+	if Int(Load(t.TempDir(), "", func(string) {}).MaxSuggestions, DefaultMaxSuggestions) != 3 {
+		t.Error("default max_suggestions is not 3")
+	}
+}

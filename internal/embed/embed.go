@@ -46,8 +46,8 @@ type Model struct {
 	HFRepo, HFRevision string
 
 	// Calibrated defaults; config keys override them.
-	MinSimilarity    float64 // below: dropped
-	InjectSimilarity float64 // at or above: injected; between: recommended
+	MinSimilarity    float64 // the floor of the suggestion band; below: dropped
+	InjectSimilarity float64 // the floor of the injection band; between: suggested
 	ScoreMargin      float64 // dropped when further than this below the top
 	KeywordBoost     float64 // added per keyword/alias hit (at most two)
 	LexicalWeight    float64 // weight of the BM25 score added to the cosine

@@ -464,6 +464,7 @@ func (w *world) effectiveConfig() []setting {
 		add("keyword_boost", fmt.Sprintf("%.3f", w.res.KeywordBoost(model, w.cwd)), perModel)
 		add("small_edit_penalty", fmt.Sprintf("%.3f", w.res.SmallEditPenalty(model, w.cwd)), perModel)
 		add("max_skills", fmt.Sprint(g.MaxSkills), "default")
+		add("max_suggestions", fmt.Sprint(g.MaxSuggestions), "default")
 	}
 	if r, err := w.res.Render(w.cwd); err == nil {
 		add("char_budget", fmt.Sprint(r.CharBudget), "default")

@@ -13,8 +13,8 @@ import (
 const statsDoc = `Usage: ski stats [--host claude|opencode] [--cwd DIR]
 
 Per skill, over every recorded session: how often ski injected it, how
-often the model followed by loading it, how often ski only suggested it,
-and how often the model or the user loaded it themselves (what
+often the model followed by loading it, how often ski only suggested it
+and how often the model followed the suggestion, and how often the model or the user loaded it themselves (what
 ski-ledger stats counts). Then advice: a skill injected often and never
 followed has a description broader than its use (narrow it, or deny it in
 the config); a skill the model loaded without ski, or one of the
@@ -25,7 +25,7 @@ ski never injects, are left out).`
 const historyDoc = `Usage: ski history [--limit N]
 
 The last decisions across sessions, newest first: when, which session,
-what happened (inject, recommend, load by the model, user invocation,
+what happened (inject, suggestion, load by the model, user invocation,
 rearm after compaction) and to which skill.`
 
 // Advice thresholds: a skill injected this often and followed less than
@@ -61,9 +61,9 @@ func runStats(w *world, args []string) error {
 				rate = fmt.Sprintf("%.0f%%", 100*s.FollowRate)
 			}
 			rows = append(rows, []string{s.ID, fmt.Sprint(s.Injected), fmt.Sprint(s.Followed), rate,
-				fmt.Sprint(s.Recommended), fmt.Sprint(s.ModelLoaded), fmt.Sprint(s.UserInvoked), fmt.Sprint(s.Sessions)})
+				fmt.Sprint(s.Suggested), fmt.Sprint(s.SuggestionsFollowed), fmt.Sprint(s.ModelLoaded), fmt.Sprint(s.UserInvoked), fmt.Sprint(s.Sessions)})
 		}
-		l.table([]string{"SKILL", "INJECTED", "FOLLOWED", "RATE", "SUGGESTED", "MODEL-LOADED", "USER-INVOKED", "SESSIONS"}, rows)
+		l.table([]string{"SKILL", "INJECTED", "FOLLOWED", "RATE", "SUGGESTED", "SUGGEST-FOLLOWED", "MODEL-LOADED", "USER-INVOKED", "SESSIONS"}, rows)
 	}
 	var advice []string
 	reached := map[string]bool{}
@@ -75,7 +75,7 @@ func runStats(w *world, args []string) error {
 		case s.Injected >= adviceMinInjected && s.FollowRate < adviceLowFollow:
 			advice = append(advice, fmt.Sprintf("%s: followed %d of %d times: check its description against the prompts it was injected for (ski why \"PROMPT\")", s.ID, s.Followed, s.Injected))
 		}
-		if s.ModelLoaded > s.Followed && s.Injected == 0 && s.Recommended == 0 {
+		if s.ModelLoaded > s.Followed && s.Injected == 0 && s.Suggested == 0 {
 			advice = append(advice, fmt.Sprintf("%s: the model loaded it %s without ski: ski did not reach it for those prompts; add their words to its description or keywords", s.ID, times(s.ModelLoaded)))
 		}
 	}
@@ -151,7 +151,7 @@ func eventLabel(kind string) string {
 	switch kind {
 	case ledger.EventInject:
 		return "injected"
-	case ledger.EventRecommend:
+	case ledger.EventSuggest:
 		return "suggested"
 	case ledger.EventLoad:
 		return "loaded by the model"

@@ -303,7 +303,7 @@ func (w *world) lastSession(out *lines) {
 	}
 	for _, k := range []struct{ kind, label string }{
 		{ledger.EventInject, "injected"},
-		{ledger.EventRecommend, "suggested"},
+		{ledger.EventSuggest, "suggested"},
 		{ledger.EventLoad, "loaded by the model"},
 		{ledger.EventHostLoad, "invoked by the user"},
 	} {

@@ -18,8 +18,9 @@ const whyDoc = `Usage: ski why [--host claude|opencode] [--cwd DIR] [--top N] [-
 Runs the prompt through the pipeline the prompt hook runs (ski-embed
 --query, ski-rank, ski-select) for the project and host, and shows every
 candidate: its score and the parts of it, the decision, the gate that
-made it and why, and its band (inject: at or above inject_similarity;
-suggest: between min_similarity and it; below: under min_similarity).
+made it and why, and its band by score (inject: at or above
+inject_similarity; suggest: from min_similarity up to it; silent: under
+min_similarity or more than score_margin below the best score).
 Nothing is recorded: the session ledger is only read, and only with
 --session.`
 
@@ -43,6 +44,7 @@ type whyGates struct {
 	InjectSimilarity float64  `json:"inject_similarity"`
 	ScoreMargin      float64  `json:"score_margin"`
 	MaxSkills        int      `json:"max_skills"`
+	MaxSuggestions   int      `json:"max_suggestions"`
 	Deny             []string `json:"deny"`
 	Force            []string `json:"force"`
 }
@@ -127,22 +129,12 @@ func (w *world) why(prompt string, top int, session string) (*whyReport, error) 
 		if err := json.Unmarshal(line, &s); err != nil {
 			return r.Errorf("%w", err)
 		}
-		rep.Candidates = append(rep.Candidates, whyCandidate{Selection: s, Band: band(s.Score, g)})
+		band, _ := gate.BandOf(s.Candidate, g)
+		rep.Candidates = append(rep.Candidates, whyCandidate{Selection: s, Band: string(band)})
 		return nil
 	})
 	rep.Warnings = append(rep.Warnings, w.warnings...)
 	return rep, err
-}
-
-// band places a score among the gates' thresholds.
-func band(score float64, g gate.Settings) string {
-	switch {
-	case score >= g.InjectSimilarity:
-		return "inject"
-	case score >= g.MinSimilarity:
-		return "suggest"
-	}
-	return "below"
 }
 
 func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error {
@@ -152,8 +144,8 @@ func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error
 		l.add("ranked:  %q (intent %s)", rep.Text, orDash(rep.Intent))
 		l.add("model:   %s, host %s, index %s", rep.Model, rep.Host, rep.Index)
 		g := rep.Gates
-		l.add("gates:   min_similarity %.3f, inject_similarity %.3f, score_margin %.3f, max_skills %d",
-			g.MinSimilarity, g.InjectSimilarity, g.ScoreMargin, g.MaxSkills)
+		l.add("gates:   min_similarity %.3f, inject_similarity %.3f, score_margin %.3f, max_skills %d, max_suggestions %d",
+			g.MinSimilarity, g.InjectSimilarity, g.ScoreMargin, g.MaxSkills, g.MaxSuggestions)
 	}
 	l.add("")
 	if len(rep.Candidates) == 0 {

@@ -1,5 +1,5 @@
 // Package gate decides, for each query's ranked candidates, which skills are
-// injected, which are only recommended and which are dropped, and why.
+// injected, which are only suggested and which are dropped, and why.
 package gate
 
 import (
@@ -18,6 +18,7 @@ type Settings struct {
 	InjectSimilarity float64
 	ScoreMargin      float64
 	MaxSkills        int
+	MaxSuggestions   int      // skills suggested per prompt, besides MaxSkills; 0: none
 	Deny             []string // skill ids or names never auto-injected
 	Force            []string // skill ids or names injected on any keyword hit
 }
@@ -31,8 +32,8 @@ type Sessions interface {
 type Seen interface {
 	// Loaded reports whether the skill is loaded and by whom.
 	Loaded(id string) (source string, ok bool)
-	// Recommended reports whether the skill was already recommended.
-	Recommended(id string) bool
+	// Suggested reports whether the skill was already suggested.
+	Suggested(id string) bool
 }
 
 // Options configure a run.
@@ -94,36 +95,68 @@ func Decide(cands []record.Candidate, set Settings, seen Seen) []record.Selectio
 	}
 	sels := make([]record.Selection, len(cands))
 	injected := map[string]bool{}
-	nInject, nRecommend := 0, 0
+	nInject, nSuggest := 0, 0
 	for i, c := range cands {
 		c.Kind = record.KindSelection
 		decision, reason := gateOne(c, set, seen)
-		switch decision {
-		case record.DecisionInject:
-			if c.Mention != "" {
+		if decision == record.DecisionInject {
+			switch {
+			case c.Mention != "":
 				// The user asked for it: it takes no automatic skill's place.
 				injected[c.ID] = true
-				break
+			case nInject >= set.MaxSkills && !(nInject == set.MaxSkills && affine(c, injected, cands)):
+				// Confident, but the injections are full: it may still
+				// be named in the suggestion line.
+				decision, reason = suggestOnce(c, seen, fmt.Sprintf("max_skills %d reached", set.MaxSkills))
+			default:
+				if nInject >= set.MaxSkills {
+					reason += "; affinity lifts the cap by one"
+				}
+				nInject++
+				injected[c.ID] = true
 			}
-			if nInject >= set.MaxSkills && !(nInject == set.MaxSkills && affine(c, injected, cands)) {
-				decision, reason = record.DecisionDrop, fmt.Sprintf("max_skills %d reached", set.MaxSkills)
-				break
+		}
+		if decision == record.DecisionSuggest {
+			// Suggestions have a cap of their own: they take no injection's place.
+			switch {
+			case set.MaxSuggestions <= 0:
+				decision, reason = record.DecisionDrop, reason+"; suggestions are off (max_suggestions 0)"
+			case nSuggest >= set.MaxSuggestions:
+				decision, reason = record.DecisionDrop, reason+fmt.Sprintf("; max_suggestions %d reached", set.MaxSuggestions)
+			default:
+				nSuggest++
 			}
-			if nInject >= set.MaxSkills {
-				reason += "; affinity lifts the cap by one"
-			}
-			nInject++
-			injected[c.ID] = true
-		case record.DecisionRecommend:
-			if nRecommend >= set.MaxSkills {
-				decision, reason = record.DecisionDrop, fmt.Sprintf("max_skills %d recommendations reached", set.MaxSkills)
-				break
-			}
-			nRecommend++
 		}
 		sels[i] = record.Selection{Candidate: c, Decision: decision, Reason: reason}
 	}
 	return sels
+}
+
+// Band is where a candidate's confidence puts it.
+type Band string
+
+// Bands, from most to least confident.
+const (
+	BandInject  Band = "inject"  // injected
+	BandSuggest Band = "suggest" // named in the suggestion line
+	BandSilent  Band = "silent"  // left out
+)
+
+// BandOf places a candidate in a band by its score and the settings, and
+// says why. It is the one place where a score meets the thresholds:
+// min_similarity is the floor of the suggestion band, inject_similarity
+// the floor of the injection band, and a candidate more than score_margin
+// below the query's best is silent whatever its score.
+func BandOf(c record.Candidate, s Settings) (Band, string) {
+	switch {
+	case c.Score < s.MinSimilarity:
+		return BandSilent, fmt.Sprintf("score %.3f below min_similarity %.3f", c.Score, s.MinSimilarity)
+	case c.Score < c.TopScore-s.ScoreMargin:
+		return BandSilent, fmt.Sprintf("score %.3f more than score_margin %.3f below the top %.3f", c.Score, s.ScoreMargin, c.TopScore)
+	case c.Score < s.InjectSimilarity:
+		return BandSuggest, fmt.Sprintf("score %.3f below inject_similarity %.3f", c.Score, s.InjectSimilarity)
+	}
+	return BandInject, fmt.Sprintf("score %.3f at or above inject_similarity %.3f", c.Score, s.InjectSimilarity)
 }
 
 // gate decides one candidate on its own; caps are applied by decide.
@@ -156,27 +189,26 @@ func gateOne(c record.Candidate, s Settings, seen Seen) (decision, reason string
 	if c.DisableModelInvocation {
 		return record.DecisionDrop, "disable-model-invocation is set"
 	}
-	forced := named(s.Force) && c.Boost > 0
-	if !forced {
-		if c.Score < s.MinSimilarity {
-			return record.DecisionDrop, fmt.Sprintf("score %.3f below min_similarity %.3f", c.Score, s.MinSimilarity)
+	if named(s.Force) && c.Boost > 0 {
+		if src, ok := loaded(); ok {
+			return record.DecisionDrop, "already loaded in this session (" + src + ")"
 		}
-		if c.Score < c.TopScore-s.ScoreMargin {
-			return record.DecisionDrop, fmt.Sprintf("score %.3f more than score_margin %.3f below the top %.3f", c.Score, s.ScoreMargin, c.TopScore)
-		}
+		return record.DecisionInject, "forced by config on a keyword hit"
+	}
+	band, why := BandOf(c, s)
+	if band == BandSilent {
+		return record.DecisionDrop, why
 	}
 	if src, ok := loaded(); ok {
 		return record.DecisionDrop, "already loaded in this session (" + src + ")"
 	}
 	switch {
-	case forced:
-		return record.DecisionInject, "forced by config on a keyword hit"
-	case c.Score < s.InjectSimilarity:
-		return recommendOnce(c, seen, fmt.Sprintf("score %.3f below inject_similarity %.3f", c.Score, s.InjectSimilarity))
+	case band == BandSuggest:
+		return suggestOnce(c, seen, why)
 	case !c.AutoInject:
-		return recommendOnce(c, seen, "autoInject is off")
+		return suggestOnce(c, seen, "autoInject is off")
 	}
-	return record.DecisionInject, fmt.Sprintf("score %.3f at or above inject_similarity %.3f", c.Score, s.InjectSimilarity)
+	return record.DecisionInject, why
 }
 
 // loadedAs looks id up in seen, and then the id ski gave the skill before
@@ -191,11 +223,13 @@ func loadedAs(seen Seen, id string) (string, bool) {
 	return "", false
 }
 
-func recommendOnce(c record.Candidate, seen Seen, reason string) (string, string) {
-	if seen.Recommended(c.ID) || seen.Recommended(record.LegacyID(c.ID)) {
-		return record.DecisionDrop, reason + "; already recommended in this session"
+// suggestOnce suggests c unless the session was already given it as a
+// suggestion (an injection later in the session is still allowed).
+func suggestOnce(c record.Candidate, seen Seen, reason string) (string, string) {
+	if seen.Suggested(c.ID) || seen.Suggested(record.LegacyID(c.ID)) {
+		return record.DecisionDrop, reason + "; already suggested in this session"
 	}
-	return record.DecisionRecommend, reason
+	return record.DecisionSuggest, reason
 }
 
 // affine reports whether c and an already injected skill declare each other
@@ -220,4 +254,4 @@ func declares(a, b record.Candidate) bool {
 type nothingSeen struct{}
 
 func (nothingSeen) Loaded(string) (string, bool) { return "", false }
-func (nothingSeen) Recommended(string) bool      { return false }
+func (nothingSeen) Suggested(string) bool        { return false }

@@ -9,13 +9,13 @@ import (
 	"github.com/skill-inject/ski/internal/record"
 )
 
-var base = Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 0.1, MaxSkills: 2}
+var base = Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 0.1, MaxSkills: 2, MaxSuggestions: 3}
 
-type fakeSeen struct{ loaded, recommended map[string]bool }
+type fakeSeen struct{ loaded, suggested map[string]bool }
 
 func (f fakeSeen) Lookup(string) (Seen, error)     { return f, nil }
 func (f fakeSeen) Loaded(id string) (string, bool) { return "ski", f.loaded[id] }
-func (f fakeSeen) Recommended(id string) bool      { return f.recommended[id] }
+func (f fakeSeen) Suggested(id string) bool        { return f.suggested[id] }
 
 func cand(id string, score float64, mod func(*record.Candidate)) record.Candidate {
 	c := record.Candidate{Kind: record.KindCandidate, QueryID: "q", SessionID: "s", Model: "m",
@@ -71,9 +71,9 @@ func TestGates(t *testing.T) {
 		{"threshold and band", base, none,
 			[]record.Candidate{cand("a", 0.6, nil), cand("b", 0.55, nil), cand("c", 0.2, nil)},
 			map[string]string{"a": "inject", "b": "inject", "c": "drop"}},
-		{"recommend band", base, none,
+		{"suggestion band", base, none,
 			[]record.Candidate{cand("a", 0.45, nil)},
-			map[string]string{"a": "recommend"}},
+			map[string]string{"a": "suggest"}},
 		{"margin against the top", base, none,
 			[]record.Candidate{cand("a", 0.8, nil), cand("b", 0.65, nil)},
 			map[string]string{"a": "inject", "b": "drop"}},
@@ -104,12 +104,30 @@ func TestGates(t *testing.T) {
 		{"disable-model-invocation", base, none,
 			[]record.Candidate{cand("a", 0.8, func(c *record.Candidate) { c.DisableModelInvocation = true })},
 			map[string]string{"a": "drop"}},
-		{"autoInject off recommends", base, none,
+		{"autoInject off suggests", base, none,
 			[]record.Candidate{cand("a", 0.8, func(c *record.Candidate) { c.AutoInject = false })},
-			map[string]string{"a": "recommend"}},
-		{"recommend once", base, fakeSeen{recommended: map[string]bool{"a": true}},
-			[]record.Candidate{cand("a", 0.45, nil)},
-			map[string]string{"a": "drop"}},
+			map[string]string{"a": "suggest"}},
+		{"suggested once per session", base, fakeSeen{suggested: map[string]bool{"a": true}},
+			[]record.Candidate{cand("a", 0.45, nil), cand("b", 0.44, nil)},
+			map[string]string{"a": "drop", "b": "suggest"}},
+		{"a suggested skill is injected later", base, fakeSeen{suggested: map[string]bool{"a": true}},
+			[]record.Candidate{cand("a", 0.55, nil)},
+			map[string]string{"a": "inject"}},
+		{"suggestions have their own cap", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 1, MaxSkills: 1, MaxSuggestions: 3}, none,
+			[]record.Candidate{cand("a", 0.6, nil), cand("b", 0.49, nil), cand("c", 0.48, nil), cand("d", 0.47, nil), cand("e", 0.46, nil)},
+			map[string]string{"a": "inject", "b": "suggest", "c": "suggest", "d": "suggest", "e": "drop"}},
+		{"suggestions without injections", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 1, MaxSkills: 0, MaxSuggestions: 3}, none,
+			[]record.Candidate{cand("b", 0.49, nil), cand("c", 0.48, nil), cand("d", 0.47, nil)},
+			map[string]string{"b": "suggest", "c": "suggest", "d": "suggest"}},
+		{"over max_skills, a confident skill is suggested", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 1, MaxSkills: 1, MaxSuggestions: 1}, none,
+			[]record.Candidate{cand("a", 0.8, nil), cand("b", 0.7, nil), cand("c", 0.45, nil)},
+			map[string]string{"a": "inject", "b": "suggest", "c": "drop"}},
+		{"max_suggestions 0 turns suggestions off", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 1, MaxSkills: 1}, none,
+			[]record.Candidate{cand("a", 0.8, nil), cand("b", 0.7, nil), cand("c", 0.45, func(c *record.Candidate) { c.AutoInject = false })},
+			map[string]string{"a": "inject", "b": "drop", "c": "drop"}},
+		{"margin silences the suggestion band too", base, none,
+			[]record.Candidate{cand("a", 0.8, nil), cand("b", 0.45, nil)},
+			map[string]string{"a": "inject", "b": "drop"}},
 		{"mention wins over deny and threshold", Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 0.1, MaxSkills: 2, Deny: []string{"a"}}, none,
 			[]record.Candidate{cand("a", 1.1, func(c *record.Candidate) { c.Mention = "at" }), cand("b", 0.7, nil)},
 			map[string]string{"a": "inject", "b": "drop"}},
@@ -158,10 +176,10 @@ func TestRejectsOtherKinds(t *testing.T) {
 }
 
 // A ledger written before ids named their source holds the skill's old id
-// (its folder): the skill counts as loaded or recommended all the same.
+// (its folder): the skill counts as loaded or suggested all the same.
 func TestLegacyLedgerIDs(t *testing.T) {
-	set := Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 1, MaxSkills: 3}
-	seen := fakeSeen{loaded: map[string]bool{"review": true}, recommended: map[string]bool{"lint": true}}
+	set := Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 1, MaxSkills: 3, MaxSuggestions: 3}
+	seen := fakeSeen{loaded: map[string]bool{"review": true}, suggested: map[string]bool{"lint": true}}
 	got := decide(t, set, seen,
 		cand("project:review", 0.9, nil),
 		cand("plugin:kit/lint", 0.4, nil),
@@ -171,5 +189,49 @@ func TestLegacyLedgerIDs(t *testing.T) {
 		if got[id] != d {
 			t.Errorf("%s: %s, want %s", id, got[id], d)
 		}
+	}
+}
+
+// BandOf is where scores meet the thresholds: each floor belongs to the
+// band above it.
+func TestBandEdges(t *testing.T) {
+	set := Settings{MinSimilarity: 0.375, InjectSimilarity: 0.5, ScoreMargin: 0.25}
+	for _, tt := range []struct {
+		score, top float64
+		want       Band
+	}{
+		{0.374, 0.374, BandSilent},
+		{0.375, 0.375, BandSuggest},
+		{0.499, 0.499, BandSuggest},
+		{0.5, 0.5, BandInject},
+		{0.9, 0.9, BandInject},
+		{0.5, 0.75, BandInject},  // exactly score_margin below the top
+		{0.5, 0.875, BandSilent}, // further below
+		{0.4, 0.875, BandSilent},
+	} {
+		band, why := BandOf(cand("a", tt.score, func(c *record.Candidate) { c.TopScore = tt.top }), set)
+		if band != tt.want || why == "" {
+			t.Errorf("score %.3f, top %.3f: %s (%s), want %s", tt.score, tt.top, band, why, tt.want)
+		}
+	}
+}
+
+// The caps of one query: suggestions are counted apart from injections,
+// so a full set of injections leaves all suggestion slots free.
+func TestSuggestionCapIsItsOwn(t *testing.T) {
+	set := Settings{MinSimilarity: 0.3, InjectSimilarity: 0.5, ScoreMargin: 1, MaxSkills: 2, MaxSuggestions: 3}
+	var cands []record.Candidate
+	for i, score := range []float64{0.9, 0.8, 0.49, 0.48, 0.47, 0.46, 0.45} {
+		cands = append(cands, cand(string(rune('a'+i)), score, func(c *record.Candidate) { c.TopScore = 0.9 }))
+	}
+	counts := map[string]int{}
+	for _, s := range Decide(cands, set, nil) {
+		counts[s.Decision]++
+		if s.Decision == record.DecisionDrop && !strings.Contains(s.Reason, "max_suggestions 3 reached") {
+			t.Errorf("%s dropped for %q", s.ID, s.Reason)
+		}
+	}
+	if counts[record.DecisionInject] != 2 || counts[record.DecisionSuggest] != 3 || counts[record.DecisionDrop] != 2 {
+		t.Errorf("decisions %v, want 2 injected, 3 suggested, 2 dropped", counts)
 	}
 }

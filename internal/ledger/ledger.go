@@ -1,8 +1,8 @@
 // Package ledger keeps ski's per-session state: which skills are already in
 // a session's context (injected by ski, loaded by the model on its own, or
-// invoked by the user), which were recommended, and a capped event log that
+// invoked by the user), which were suggested, and a capped event log that
 // a later stats command can mine for how often the model followed an
-// injection.
+// injection or a suggestion.
 //
 // One session is one JSON file, $XDG_STATE_HOME/ski/sessions/<key>.json
 // (see Key). Store.Update changes it under an exclusive lock and replaces it
@@ -37,12 +37,16 @@ const (
 
 // Event kinds, in Event.Kind.
 const (
-	EventInject    = "inject"    // ski injected a skill (SourceSki)
-	EventRecommend = "recommend" // ski named a skill without injecting it
-	EventLoad      = "load"      // the model loaded a skill (SourceModel)
-	EventHostLoad  = "host-load" // the user invoked a skill (SourceUser)
-	EventRearm     = "rearm"     // the session was compacted; all cleared
+	EventInject   = "inject"    // ski injected a skill (SourceSki)
+	EventSuggest  = "suggest"   // ski named a skill in its suggestion line
+	EventLoad     = "load"      // the model loaded a skill (SourceModel)
+	EventHostLoad = "host-load" // the user invoked a skill (SourceUser)
+	EventRearm    = "rearm"     // the session was compacted; all cleared
 )
+
+// eventRecommend is what ledgers written before the suggestion band called
+// a suggestion; it is read as EventSuggest.
+const eventRecommend = "recommend"
 
 // Entry is one loaded skill.
 type Entry struct {
@@ -67,11 +71,11 @@ type Event struct {
 // without a session id; use New. A Ledger is not safe for concurrent use:
 // share it through Store.Update.
 type Ledger struct {
-	session     string
-	loaded      map[string]Entry
-	recommended map[string]time.Time
-	events      []Event
-	updated     time.Time
+	session   string
+	loaded    map[string]Entry
+	suggested map[string]time.Time
+	events    []Event
+	updated   time.Time
 }
 
 // New returns an empty ledger for session.
@@ -92,10 +96,9 @@ func (l *Ledger) Loaded(id string) (Entry, bool) {
 	return e, ok
 }
 
-// Recommended reports whether skill id was recommended since the last
-// rearm.
-func (l *Ledger) Recommended(id string) bool {
-	_, ok := l.recommended[id]
+// Suggested reports whether skill id was suggested since the last rearm.
+func (l *Ledger) Suggested(id string) bool {
+	_, ok := l.suggested[id]
 	return ok
 }
 
@@ -104,9 +107,9 @@ func (l *Ledger) LoadedIDs() []string {
 	return slices.Sorted(maps.Keys(l.loaded))
 }
 
-// RecommendedIDs returns the ids of the recommended skills, sorted.
-func (l *Ledger) RecommendedIDs() []string {
-	return slices.Sorted(maps.Keys(l.recommended))
+// SuggestedIDs returns the ids of the suggested skills, sorted.
+func (l *Ledger) SuggestedIDs() []string {
+	return slices.Sorted(maps.Keys(l.suggested))
 }
 
 // Events returns a copy of the event log, oldest first.
@@ -139,23 +142,25 @@ func eventFor(s Source) string {
 	}
 }
 
-// MarkRecommended records that ski named skill id without injecting it.
-func (l *Ledger) MarkRecommended(id string, now time.Time) {
+// MarkSuggested records that ski named skill id in its suggestion line.
+// A suggestion is kept apart from the loaded skills: the skill is not in
+// context until the model loads it or ski injects it.
+func (l *Ledger) MarkSuggested(id string, now time.Time) {
 	now = stamp(now)
-	if l.recommended == nil {
-		l.recommended = make(map[string]time.Time)
+	if l.suggested == nil {
+		l.suggested = make(map[string]time.Time)
 	}
-	l.recommended[id] = now
-	l.log(Event{At: now, Kind: EventRecommend, ID: id, Source: SourceSki})
+	l.suggested[id] = now
+	l.log(Event{At: now, Kind: EventSuggest, ID: id, Source: SourceSki})
 }
 
-// Rearm forgets every loaded and recommended skill, as after a compaction
+// Rearm forgets every loaded and suggested skill, as after a compaction
 // that dropped them from context, and logs a rearm event. The event log is
 // kept.
 func (l *Ledger) Rearm(now time.Time) {
 	now = stamp(now)
 	clear(l.loaded)
-	clear(l.recommended)
+	clear(l.suggested)
 	l.log(Event{At: now, Kind: EventRearm})
 }
 
@@ -172,10 +177,13 @@ func (l *Ledger) log(e Event) {
 
 // file is the on-disk form of a Ledger.
 type file struct {
-	Version     int                  `json:"version"`
-	SessionID   string               `json:"session_id"`
-	Loaded      map[string]Entry     `json:"loaded"`
-	Recommended map[string]time.Time `json:"recommended"`
+	Version   int                  `json:"version"`
+	SessionID string               `json:"session_id"`
+	Loaded    map[string]Entry     `json:"loaded"`
+	Suggested map[string]time.Time `json:"suggested"`
+	// Recommended is what ledgers written before the suggestion band
+	// called Suggested; it is read, never written.
+	Recommended map[string]time.Time `json:"recommended,omitempty"`
 	Events      []Event              `json:"events"`
 	Updated     time.Time            `json:"updated"`
 }
@@ -183,18 +191,18 @@ type file struct {
 // MarshalJSON encodes the ledger in its file format.
 func (l *Ledger) MarshalJSON() ([]byte, error) {
 	f := file{
-		Version:     Version,
-		SessionID:   l.session,
-		Loaded:      l.loaded,
-		Recommended: l.recommended,
-		Events:      l.events,
-		Updated:     l.updated,
+		Version:   Version,
+		SessionID: l.session,
+		Loaded:    l.loaded,
+		Suggested: l.suggested,
+		Events:    l.events,
+		Updated:   l.updated,
 	}
 	if f.Loaded == nil {
 		f.Loaded = map[string]Entry{}
 	}
-	if f.Recommended == nil {
-		f.Recommended = map[string]time.Time{}
+	if f.Suggested == nil {
+		f.Suggested = map[string]time.Time{}
 	}
 	if f.Events == nil {
 		f.Events = []Event{}
@@ -206,7 +214,9 @@ func (l *Ledger) MarshalJSON() ([]byte, error) {
 // package can use.
 var errForeign = errors.New("not a ski ledger")
 
-// decode parses a ledger file.
+// decode parses a ledger file. A ledger written before the suggestion band
+// (its suggestions under "recommended", as "recommend" events) reads as
+// one written now.
 func decode(data []byte) (*Ledger, error) {
 	var f file
 	if err := json.Unmarshal(data, &f); err != nil {
@@ -220,12 +230,25 @@ func decode(data []byte) (*Ledger, error) {
 	case f.SessionID == "":
 		return nil, fmt.Errorf("%w: no session_id", errForeign)
 	}
+	for id, at := range f.Recommended {
+		if _, ok := f.Suggested[id]; !ok {
+			if f.Suggested == nil {
+				f.Suggested = make(map[string]time.Time)
+			}
+			f.Suggested[id] = at
+		}
+	}
+	for i, e := range f.Events {
+		if e.Kind == eventRecommend {
+			f.Events[i].Kind = EventSuggest
+		}
+	}
 	l := &Ledger{
-		session:     f.SessionID,
-		loaded:      f.Loaded,
-		recommended: f.Recommended,
-		events:      f.Events,
-		updated:     f.Updated,
+		session:   f.SessionID,
+		loaded:    f.Loaded,
+		suggested: f.Suggested,
+		events:    f.Events,
+		updated:   f.Updated,
 	}
 	if n := len(l.events); n > MaxEvents {
 		l.events = slices.Clone(l.events[n-MaxEvents:])

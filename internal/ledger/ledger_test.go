@@ -139,7 +139,7 @@ func TestUpdateRoundTrip(t *testing.T) {
 		l.MarkLoaded("a", SourceSki, t0)
 		l.MarkLoaded("a", SourceModel, t0.Add(time.Second))
 		l.MarkLoaded("b", SourceUser, t0)
-		l.MarkRecommended("c", t0)
+		l.MarkSuggested("c", t0)
 		return nil
 	})
 	if err != nil {
@@ -157,16 +157,16 @@ func TestUpdateRoundTrip(t *testing.T) {
 		t.Errorf("b = %+v, %v", b, ok)
 	}
 	if _, ok := l.Loaded("c"); ok {
-		t.Error("recommended c counts as loaded")
+		t.Error("suggested c counts as loaded")
 	}
-	if !l.Recommended("c") || l.Recommended("a") {
-		t.Error("Recommended wrong")
+	if !l.Suggested("c") || l.Suggested("a") {
+		t.Error("Suggested wrong")
 	}
 	var kinds []string
 	for _, e := range l.Events() {
 		kinds = append(kinds, e.Kind+":"+e.ID+":"+string(e.Source))
 	}
-	want := "inject:a:ski load:a:model host-load:b:user recommend:c:ski"
+	want := "inject:a:ski load:a:model host-load:b:user suggest:c:ski"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("events %q, want %q", got, want)
 	}
@@ -184,7 +184,7 @@ func TestUpdateRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"version", "session_id", "loaded", "recommended", "events", "updated"} {
+	for _, k := range []string{"version", "session_id", "loaded", "suggested", "events", "updated"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("file lacks %q: %s", k, data)
 		}
@@ -328,7 +328,7 @@ func TestRearm(t *testing.T) {
 	s, _ := testStore(t)
 	err := s.Update("s", func(l *Ledger) error {
 		l.MarkLoaded("a", SourceSki, t0)
-		l.MarkRecommended("b", t0)
+		l.MarkSuggested("b", t0)
 		l.Rearm(t0.Add(time.Minute))
 		return nil
 	})
@@ -336,7 +336,7 @@ func TestRearm(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, _ := s.Load("s")
-	if _, ok := l.Loaded("a"); ok || l.Recommended("b") {
+	if _, ok := l.Loaded("a"); ok || l.Suggested("b") {
 		t.Error("rearm kept state")
 	}
 	ev := l.Events()

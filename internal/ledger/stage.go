@@ -17,7 +17,7 @@ import (
 type Mark struct {
 	Session string
 	// Event is EventInject, EventHostLoad, EventLoad (loaded by ski, the
-	// user or the model), EventRecommend or EventRearm.
+	// user or the model), EventSuggest or EventRearm.
 	Event string
 	ID    string // the skill id; empty for EventRearm
 }
@@ -31,8 +31,8 @@ func (m Mark) apply(l *Ledger, now time.Time) error {
 		l.MarkLoaded(m.ID, SourceUser, now)
 	case EventLoad:
 		l.MarkLoaded(m.ID, SourceModel, now)
-	case EventRecommend:
-		l.MarkRecommended(m.ID, now)
+	case EventSuggest:
+		l.MarkSuggested(m.ID, now)
 	case EventRearm:
 		l.Rearm(now)
 	default:
@@ -42,8 +42,9 @@ func (m Mark) apply(l *Ledger, now time.Time) error {
 }
 
 // taken reports whether the ledger already has what m would record first:
-// the skill of an injection or recommendation is in context, or was
-// recommended, since another prompt of the session recorded it.
+// the skill of an injection or suggestion is in context, or the skill of a
+// suggestion was suggested, since another prompt of the session recorded
+// it. A suggested skill may still be injected, once.
 //
 // Entries of older ledgers name a skill by its id of then
 // (record.LegacyID) and count too.
@@ -55,9 +56,9 @@ func (m Mark) taken(l *Ledger) bool {
 	for _, id := range ids {
 		_, loaded := l.Loaded(id)
 		switch {
-		case loaded && (m.Event == EventInject || m.Event == EventRecommend):
+		case loaded && (m.Event == EventInject || m.Event == EventSuggest):
 			return true
-		case m.Event == EventRecommend && l.Recommended(id):
+		case m.Event == EventSuggest && l.Suggested(id):
 			return true
 		}
 	}
@@ -72,7 +73,7 @@ func (s *Store) Apply(marks []Mark) error {
 	return err
 }
 
-// apply is Apply; with once, an injection or recommendation that another
+// apply is Apply; with once, an injection or suggestion that another
 // prompt of the session recorded first (seen under the session's lock) is
 // not made again, and taken[i] reports it for marks[i].
 func (s *Store) apply(marks []Mark, once bool) (taken []bool, err error) {
@@ -129,9 +130,9 @@ func (in Input) reader(r io.Reader) *ndjson.Reader {
 // the model a skill the ledger does not know about.
 //
 // Decisions map to marks: inject → loaded by ski, host-loads → loaded by
-// the user, recommend → recommended, drop → nothing. ski-select decided
+// the user, suggest → suggested, drop → nothing. ski-select decided
 // from the ledger as it was when it read it; under the session's lock an
-// injection or recommendation that another prompt of the same session
+// injection or suggestion that another prompt of the same session
 // recorded meanwhile is neither made again nor passed on, so a skill goes
 // into a session once however many prompts race. Record returns the marks
 // it made.
@@ -189,13 +190,13 @@ func selectionMark(line []byte) (Mark, bool, error) {
 		m.Event = EventInject
 	case record.DecisionHostLoads:
 		m.Event = EventHostLoad
-	case record.DecisionRecommend:
-		m.Event = EventRecommend
+	case record.DecisionSuggest:
+		m.Event = EventSuggest
 	case record.DecisionDrop:
 		return Mark{}, false, nil
 	default:
 		return Mark{}, false, fmt.Errorf("decision %q, want %q, %q, %q or %q", sel.Decision,
-			record.DecisionInject, record.DecisionRecommend, record.DecisionHostLoads, record.DecisionDrop)
+			record.DecisionInject, record.DecisionSuggest, record.DecisionHostLoads, record.DecisionDrop)
 	}
 	if sel.ID == "" {
 		return Mark{}, false, errors.New("selection has no id")

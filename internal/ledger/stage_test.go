@@ -14,7 +14,7 @@ func TestRecordPassThrough(t *testing.T) {
 	s, _ := testStore(t)
 	in := `{"kind":"selection","session_id":"s1","id":"user/a","decision":"inject","score":0.5}` + "\r\n" +
 		"\n" +
-		`{"kind":"selection","session_id":"s1","id":"user/b","decision":"recommend"}` + "\n" +
+		`{"kind":"selection","session_id":"s1","id":"user/b","decision":"suggest"}` + "\n" +
 		`{"kind":"selection","session_id":"s2","id":"user/c","decision":"host-loads"}` + "\n" +
 		`  {"kind":"selection","session_id":"s2","id":"user/d","decision":"drop",  "why":["<&>"]}` // no final newline
 	var out bytes.Buffer
@@ -23,7 +23,7 @@ func TestRecordPassThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"kind":"selection","session_id":"s1","id":"user/a","decision":"inject","score":0.5}` + "\n" +
-		`{"kind":"selection","session_id":"s1","id":"user/b","decision":"recommend"}` + "\n" +
+		`{"kind":"selection","session_id":"s1","id":"user/b","decision":"suggest"}` + "\n" +
 		`{"kind":"selection","session_id":"s2","id":"user/c","decision":"host-loads"}` + "\n" +
 		`{"kind":"selection","session_id":"s2","id":"user/d","decision":"drop",  "why":["<&>"]}` + "\n"
 	if out.String() != want {
@@ -36,14 +36,14 @@ func TestRecordPassThrough(t *testing.T) {
 	if e, ok := l1.Loaded("user/a"); !ok || e.Source != SourceSki {
 		t.Errorf("user/a: %+v %v", e, ok)
 	}
-	if !l1.Recommended("user/b") {
-		t.Error("user/b not recommended")
+	if !l1.Suggested("user/b") {
+		t.Error("user/b not suggested")
 	}
 	l2, _ := s.Load("s2")
 	if e, ok := l2.Loaded("user/c"); !ok || e.Source != SourceUser {
 		t.Errorf("user/c: %+v %v", e, ok)
 	}
-	if _, ok := l2.Loaded("user/d"); ok || l2.Recommended("user/d") {
+	if _, ok := l2.Loaded("user/d"); ok || l2.Suggested("user/d") {
 		t.Error("dropped user/d recorded")
 	}
 }
@@ -292,11 +292,11 @@ func TestObserveErrors(t *testing.T) {
 
 // Two prompts of a session that both chose to inject a skill: the one that
 // records second finds it in the ledger under the lock, and passes on
-// neither its injection nor a recommendation already made.
+// neither its injection nor a suggestion already made.
 func TestRecordDropsWhatAnotherPromptRecorded(t *testing.T) {
 	s, _ := testStore(t)
 	in := `{"kind":"selection","session_id":"s1","id":"a","decision":"inject"}` + "\n" +
-		`{"kind":"selection","session_id":"s1","id":"b","decision":"recommend"}` + "\n" +
+		`{"kind":"selection","session_id":"s1","id":"b","decision":"suggest"}` + "\n" +
 		`{"kind":"selection","session_id":"s1","id":"c","decision":"drop"}` + "\n"
 	var first, second bytes.Buffer
 	if _, err := Record(s, Input{R: strings.NewReader(in)}, &first); err != nil {

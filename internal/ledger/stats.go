@@ -4,21 +4,26 @@ import "sort"
 
 // SkillStats sums up, over many sessions, what happened to one skill.
 type SkillStats struct {
-	Kind        string  `json:"kind"` // "stats"
-	ID          string  `json:"id"`
-	Sessions    int     `json:"sessions"`     // sessions that saw any event of it
-	Injected    int     `json:"injected"`     // times ski injected it
-	Followed    int     `json:"followed"`     // injections the model followed by loading it
-	FollowRate  float64 `json:"follow_rate"`  // followed / injected
-	Recommended int     `json:"recommended"`  // times ski named it without injecting
-	ModelLoaded int     `json:"model_loaded"` // times the model loaded it (followed or not)
-	UserInvoked int     `json:"user_invoked"` // times the user invoked it with /name
+	Kind       string  `json:"kind"` // "stats"
+	ID         string  `json:"id"`
+	Sessions   int     `json:"sessions"`    // sessions that saw any event of it
+	Injected   int     `json:"injected"`    // times ski injected it
+	Followed   int     `json:"followed"`    // injections the model followed by loading it
+	FollowRate float64 `json:"follow_rate"` // followed / injected
+	Suggested  int     `json:"suggested"`   // times ski named it in its suggestion line
+	// SuggestionsFollowed counts the suggestions the model followed by
+	// loading the skill.
+	SuggestionsFollowed int `json:"suggestions_followed"`
+	ModelLoaded         int `json:"model_loaded"` // times the model loaded it (followed or not)
+	UserInvoked         int `json:"user_invoked"` // times the user invoked it with /name
 }
 
 // Stats computes per-skill statistics from the event logs of ledgers. An
 // injection counts as followed when the model loads the same skill later in
 // the same session, before the skill is injected again or the session is
-// re-armed. Skills come out most injected first, ties by id.
+// re-armed; a suggestion likewise, unless ski injected the skill in
+// between (the load then follows the injection). Skills come out most
+// injected first, ties by id.
 func Stats(ledgers []*Ledger) []SkillStats {
 	by := map[string]*SkillStats{}
 	get := func(id string) *SkillStats {
@@ -31,10 +36,11 @@ func Stats(ledgers []*Ledger) []SkillStats {
 	}
 	for _, l := range ledgers {
 		seen := map[string]bool{}
-		pending := map[string]bool{} // injected, not yet followed
+		pending := map[string]bool{}   // injected, not yet followed
+		suggested := map[string]bool{} // suggested, not yet followed
 		for _, e := range l.events {
 			if e.Kind == EventRearm {
-				pending = map[string]bool{}
+				pending, suggested = map[string]bool{}, map[string]bool{}
 				continue
 			}
 			s := get(e.ID)
@@ -46,13 +52,19 @@ func Stats(ledgers []*Ledger) []SkillStats {
 			case EventInject:
 				s.Injected++
 				pending[e.ID] = true
-			case EventRecommend:
-				s.Recommended++
+				delete(suggested, e.ID)
+			case EventSuggest:
+				s.Suggested++
+				suggested[e.ID] = true
 			case EventLoad:
 				s.ModelLoaded++
-				if pending[e.ID] {
+				switch {
+				case pending[e.ID]:
 					s.Followed++
 					delete(pending, e.ID)
+				case suggested[e.ID]:
+					s.SuggestionsFollowed++
+					delete(suggested, e.ID)
 				}
 			case EventHostLoad:
 				s.UserInvoked++

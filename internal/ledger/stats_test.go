@@ -12,7 +12,7 @@ func TestStats(t *testing.T) {
 	a.MarkLoaded("pm", SourceSki, tick())   // inject
 	a.MarkLoaded("pm", SourceModel, tick()) // followed
 	a.MarkLoaded("helm", SourceSki, tick()) // inject, not followed
-	a.MarkRecommended("csv", tick())
+	a.MarkSuggested("csv", tick())
 	a.Rearm(tick())
 	a.MarkLoaded("helm", SourceModel, tick()) // after a rearm: not a follow-up
 	b := New("b")
@@ -22,7 +22,7 @@ func TestStats(t *testing.T) {
 	want := map[string]SkillStats{
 		"pm":   {Kind: "stats", ID: "pm", Sessions: 2, Injected: 2, Followed: 1, FollowRate: 0.5, ModelLoaded: 1, UserInvoked: 1},
 		"helm": {Kind: "stats", ID: "helm", Sessions: 1, Injected: 1, ModelLoaded: 1},
-		"csv":  {Kind: "stats", ID: "csv", Sessions: 1, Recommended: 1},
+		"csv":  {Kind: "stats", ID: "csv", Sessions: 1, Suggested: 1},
 	}
 	if len(got) != 3 || got[0].ID != "pm" {
 		t.Fatalf("order: %+v", got)

@@ -146,7 +146,7 @@ type Candidate struct {
 // Decisions ski-select makes about a candidate.
 const (
 	DecisionInject    = "inject"     // put it in front of the model
-	DecisionRecommend = "recommend"  // name it in one line, do not inject
+	DecisionSuggest   = "suggest"    // name it in the suggestion line, do not inject
 	DecisionHostLoads = "host-loads" // the user invoked it with /name
 	DecisionDrop      = "drop"       // only with ski-select --all
 )

@@ -1,12 +1,14 @@
 // Package render turns each query's selections into the payload a host
 // expects: Claude Code's hookSpecificOutput or the opencode plugin's
-// {skills, inject}. Nothing selected gives no output at all. Skill text is
-// copied as text: nothing in it is expanded or run.
+// {skills, suggest, inject}. Injected skills come as directives or bodies,
+// suggested ones in one short line. Nothing selected gives no output at
+// all. Skill text is copied as text: nothing in it is expanded or run.
 package render
 
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/skill-inject/ski/internal/cut"
@@ -33,7 +35,7 @@ type Options struct {
 }
 
 // Run reads selection records and writes one payload per query that has
-// something to inject or recommend.
+// something to inject or suggest.
 func Run(o Options, in io.Reader, out io.Writer) error {
 	r := ndjson.NewReader(in, "<stdin>", o.MaxLine)
 	w := ndjson.NewWriter(out)
@@ -59,51 +61,76 @@ type ClaudePayload struct {
 	SystemMessage string `json:"systemMessage,omitempty"`
 }
 
-// OpencodePayload is what the opencode plugin reads.
+// OpencodePayload is what the opencode plugin reads: the ids of the
+// injected and of the suggested skills, and the text for the model (the
+// directives or bodies, then the suggestion line).
 type OpencodePayload struct {
-	Skills []string `json:"skills"`
-	Inject string   `json:"inject"`
+	Skills  []string `json:"skills"`
+	Suggest []string `json:"suggest"`
+	Inject  string   `json:"inject"`
 }
 
 func (o Options) payload(group []record.Selection) (any, error) {
-	var inject, recommend []record.Selection
+	var inject, suggest []record.Selection
 	for _, s := range group {
 		switch s.Decision {
 		case record.DecisionInject:
 			inject = append(inject, s)
-		case record.DecisionRecommend:
-			recommend = append(recommend, s)
+		case record.DecisionSuggest:
+			suggest = append(suggest, s)
 		}
 	}
-	if len(inject) == 0 && len(recommend) == 0 {
+	if len(inject) == 0 && len(suggest) == 0 {
 		return nil, nil
 	}
 	set, err := o.Settings(group[0].Cwd)
 	if err != nil {
 		return nil, err
 	}
-	text, err := o.text(inject, recommend, set)
+	text, err := o.text(inject, suggest, set)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(inject))
-	names := make([]string, len(inject))
-	for i, s := range inject {
-		ids[i], names[i] = s.ID, s.Name
-	}
 	if o.Host == record.HostOpencode {
-		return OpencodePayload{Skills: ids, Inject: text}, nil
+		return OpencodePayload{Skills: ids(inject), Suggest: ids(suggest), Inject: text}, nil
 	}
 	var p ClaudePayload
 	p.HookSpecificOutput.HookEventName = "UserPromptSubmit"
 	p.HookSpecificOutput.AdditionalContext = text
-	if set.Notify && len(names) > 0 {
-		p.SystemMessage = "ski: injected " + strings.Join(names, ", ")
+	if set.Notify {
+		p.SystemMessage = notice(inject, suggest)
 	}
 	return p, nil
 }
 
-func (o Options) text(inject, recommend []record.Selection, set Settings) (string, error) {
+func ids(sels []record.Selection) []string {
+	out := make([]string, len(sels))
+	for i, s := range sels {
+		out[i] = s.ID
+	}
+	return out
+}
+
+// notice is the one line for the person: "ski: injected a, b; suggested c".
+func notice(inject, suggest []record.Selection) string {
+	var parts []string
+	for _, group := range []struct {
+		verb string
+		sels []record.Selection
+	}{{"injected", inject}, {"suggested", suggest}} {
+		if len(group.sels) == 0 {
+			continue
+		}
+		names := make([]string, len(group.sels))
+		for i, s := range group.sels {
+			names[i] = s.Name
+		}
+		parts = append(parts, group.verb+" "+strings.Join(names, ", "))
+	}
+	return "ski: " + strings.Join(parts, "; ")
+}
+
+func (o Options) text(inject, suggest []record.Selection, set Settings) (string, error) {
 	var b strings.Builder
 	if set.Mode == "body" {
 		if err := o.bodies(&b, inject, set.CharBudget); err != nil {
@@ -127,15 +154,46 @@ func (o Options) text(inject, recommend []record.Selection, set Settings) (strin
 			return "", err
 		}
 	}
-	if len(recommend) > 0 {
-		quoted := make([]string, len(recommend))
-		for i, s := range recommend {
-			quoted[i] = fmt.Sprintf("%q", s.Invoke)
-		}
-		fmt.Fprintf(&b, "ski: possibly relevant skill(s), not loaded: %s. Load one with the %s tool only if it fits the task.\n",
-			strings.Join(quoted, ", "), o.tool())
+	if len(suggest) > 0 {
+		b.WriteString(o.suggestLine(suggest))
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// MaxSuggestLine is the longest suggestion line, in characters.
+const MaxSuggestLine = 300
+
+// suggestLine names the suggested skills by what the host's skill tool
+// takes, in one line of at most MaxSuggestLine characters: when the names
+// do not fit, the longest are shortened first, each marked with "…".
+func (o Options) suggestLine(suggest []record.Selection) string {
+	names := make([]string, len(suggest))
+	longest := 0
+	for i, s := range suggest {
+		names[i] = s.Invoke
+		longest = max(longest, charCount(s.Invoke))
+	}
+	line := func(limit int) string {
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			if charCount(n) > limit {
+				n = cut.Runes(n, max(limit-1, 1)) + "…"
+			}
+			quoted[i] = strconv.Quote(n)
+		}
+		return fmt.Sprintf("ski: skills that may help, not loaded: %s. If one fits the task, load it with the %s tool before you start.",
+			strings.Join(quoted, ", "), o.tool())
+	}
+	for limit := min(longest, MaxSuggestLine); ; limit-- {
+		l := line(limit)
+		if charCount(l) <= MaxSuggestLine {
+			return l
+		}
+		if limit <= 2 {
+			// More names than one line holds (max_suggestions keeps them few).
+			return cut.Runes(l, MaxSuggestLine-1) + "…"
+		}
+	}
 }
 
 func (o Options) tool() string {

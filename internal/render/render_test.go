@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -38,7 +39,7 @@ func opts(host string, s Settings) Options {
 
 func TestClaudeDirective(t *testing.T) {
 	out := run(t, opts("claude", Settings{Mode: "directive", Strength: "auto", Notify: true}),
-		sel("postmortem", "inject"), sel("helm", "recommend"), sel("gone", "drop"))
+		sel("postmortem", "inject"), sel("helm", "suggest"), sel("gone", "drop"))
 	var p ClaudePayload
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -49,7 +50,7 @@ func TestClaudeDirective(t *testing.T) {
 		!strings.Contains(ctx, `not loaded: "helm"`) || strings.Contains(ctx, "gone") {
 		t.Errorf("context: %s", ctx)
 	}
-	if p.SystemMessage != "ski: injected postmortem" {
+	if p.SystemMessage != "ski: injected postmortem; suggested helm" {
 		t.Errorf("systemMessage = %q", p.SystemMessage)
 	}
 }
@@ -62,6 +63,90 @@ func TestOpencodeHard(t *testing.T) {
 	}
 	if strings.Join(p.Skills, ",") != "x/a,x/b" || !strings.Contains(p.Inject, "MUST load") || !strings.Contains(p.Inject, `skill tool (name: "a")`) {
 		t.Errorf("payload %+v", p)
+	}
+}
+
+// The suggestion band in both hosts' payloads: one line after the
+// directives, naming each suggested skill as the host's skill tool takes
+// it; opencode's JSON lists the ids apart from the injected ones.
+func TestSuggestionLine(t *testing.T) {
+	sels := []record.Selection{sel("postmortem", "inject"), sel("helm", "suggest"), sel("csv", "suggest"), sel("gone", "drop")}
+	want := `ski: skills that may help, not loaded: "helm", "csv". If one fits the task, load it with the %s tool before you start.`
+
+	var c ClaudePayload
+	out := run(t, opts("claude", Settings{Mode: "directive", Strength: "auto"}), sels...)
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(c.HookSpecificOutput.AdditionalContext, "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"postmortem"`) || lines[1] != fmt.Sprintf(want, "Skill") || c.SystemMessage != "" {
+		t.Errorf("claude payload %s", out)
+	}
+
+	out = run(t, opts("opencode", Settings{Mode: "directive", Strength: "auto"}), sels...)
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if string(raw["skills"]) != `["x/postmortem"]` || string(raw["suggest"]) != `["x/helm","x/csv"]` || len(raw) != 3 {
+		t.Errorf("opencode payload %s", out)
+	}
+	var o OpencodePayload
+	json.Unmarshal([]byte(out), &o)
+	if lines := strings.Split(o.Inject, "\n"); len(lines) != 2 || lines[1] != fmt.Sprintf(want, "skill") {
+		t.Errorf("opencode inject %q", o.Inject)
+	}
+}
+
+// Suggestions alone make a payload; opencode's skills is then an empty
+// list, not null, and body mode adds no body for them.
+func TestOnlySuggestions(t *testing.T) {
+	out := run(t, opts("opencode", Settings{Mode: "body", CharBudget: 100}), sel("helm", "suggest"))
+	if want := `{"skills":[],"suggest":["x/helm"],"inject":"ski: skills that may help, not loaded: \"helm\". If one fits the task, load it with the skill tool before you start."}` + "\n"; out != want {
+		t.Errorf("got  %s\nwant %s", out, want)
+	}
+	var c ClaudePayload
+	json.Unmarshal([]byte(run(t, opts("claude", Settings{Mode: "directive", Notify: true}), sel("helm", "suggest"))), &c)
+	if !strings.HasPrefix(c.HookSpecificOutput.AdditionalContext, "ski: skills that may help") || c.SystemMessage != "ski: suggested helm" {
+		t.Errorf("claude payload %+v", c)
+	}
+}
+
+// The suggestion line stays within MaxSuggestLine characters whatever the
+// names: the longest are shortened first, and short ones are kept whole.
+func TestSuggestionLineLength(t *testing.T) {
+	long := func(id, r string, n int) record.Selection {
+		s := sel(id, "suggest")
+		s.Invoke = "plugin:" + strings.Repeat(r, n)
+		return s
+	}
+	for name, sels := range map[string][]record.Selection{
+		"short":         {sel("a", "suggest"), sel("b", "suggest"), sel("c", "suggest")},
+		"one long":      {sel("lint", "suggest"), long("x", "é", 400), sel("docs", "suggest")},
+		"three long":    {long("x", "a", 90), long("y", "東", 120), long("z", "\n", 64)},
+		"five long":     {long("a", "a", 64), long("b", "b", 64), long("c", "c", 64), long("d", "d", 64), long("e", "e", 64)},
+		"more than fit": {long("a", "a", 9), long("b", "b", 9), long("c", "c", 9), long("d", "d", 9), long("e", "e", 9), long("f", "f", 9), long("g", "g", 9), long("h", "h", 9), long("i", "i", 9), long("j", "j", 9), long("k", "k", 9), long("l", "l", 9), long("m", "m", 9), long("n", "n", 9), long("o", "o", 9), long("p", "p", 9), long("q", "q", 9), long("r", "r", 9), long("s", "s", 9), long("t", "t", 9), long("u", "u", 9)},
+	} {
+		for _, host := range []string{"claude", "opencode"} {
+			var p struct {
+				HookSpecificOutput struct{ AdditionalContext string }
+				Inject             string
+			}
+			json.Unmarshal([]byte(run(t, opts(host, Settings{Mode: "directive"}), sels...)), &p)
+			line := p.HookSpecificOutput.AdditionalContext + p.Inject
+			if n := utf8.RuneCountInString(line); n > MaxSuggestLine || strings.Contains(line, "\n") || !utf8.ValidString(line) {
+				t.Errorf("%s, %s: %d characters: %q", name, host, n, line)
+			}
+			if name == "short" && !strings.Contains(line, `"a", "b", "c"`) {
+				t.Errorf("short names shortened: %q", line)
+			}
+			if name == "one long" && (!strings.Contains(line, `"lint", "plugin:ééé`) || !strings.Contains(line, `é…", "docs"`)) {
+				t.Errorf("one long name: %q", line)
+			}
+			if name != "more than fit" && !strings.HasSuffix(line, "tool before you start.") {
+				t.Errorf("%s, %s: the way to load them is cut: %q", name, host, line)
+			}
+		}
 	}
 }
 

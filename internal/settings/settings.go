@@ -46,6 +46,7 @@ func (r *Resolver) Gate(model, cwd string) (gate.Settings, error) {
 		InjectSimilarity: config.Float(c.InjectSimilarity, m.InjectSimilarity),
 		ScoreMargin:      config.Float(c.ScoreMargin, m.ScoreMargin),
 		MaxSkills:        config.Int(c.MaxSkills, config.DefaultMaxSkills),
+		MaxSuggestions:   config.Int(c.MaxSuggestions, config.DefaultMaxSuggestions),
 		Deny:             c.Deny,
 		Force:            c.Force,
 	}, nil
