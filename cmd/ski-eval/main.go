@@ -3,11 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/skill-inject/ski/internal/background"
 	"github.com/skill-inject/ski/internal/calib"
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/config"
@@ -20,6 +23,7 @@ import (
 	_ "github.com/skill-inject/ski/internal/onnx" // registers the ONNX models
 	"github.com/skill-inject/ski/internal/rank"
 	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/render"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
 )
@@ -50,8 +54,13 @@ func run(env cli.Env) error {
 	top := fs.Int("top", 10, "candidates ranked per prompt (0: every skill)")
 	candidates := fs.String("candidates", "", "write every row's ranked candidates and decisions to this NDJSON `file`, for analysis")
 	features := fs.String("features", "", "write every row's ranked candidates with the raw signals a judge is trained on to this NDJSON `file`")
-	background := fs.String("background", "", "generic prompts `file` (one per line): with --features, each candidate carries its skill's cosine mean and spread over them")
+	bgFile := fs.String("background", "", "generic prompts `file` (one per line): with --features, each candidate carries its skill's cosine mean and spread over them")
+	injectConf := fs.Float64("inject-confidence", -1, "override inject_confidence")
+	suggestConf := fs.Float64("suggest-confidence", -1, "override suggest_confidence")
+	floor := fs.String("floor", "", "with --folds: fail when an out-of-fold number is more than 2 points worse than this `file`'s floor line for the model (docs/quality.md)")
 	trainJudge := fs.String("train-judge", "", "fit the judge on these rows (never on shared/eval) and write its weights to this JSON `file`")
+	judgeFile := fs.String("judge", "", "rank with the judge in this JSON `file` (from --train-judge) instead of the model's")
+	judgeFeatures := fs.String("judge-features", "", "with --train-judge: fit on these features only (comma-separated names; the others get weight 0), to measure what each pays")
 	noJudge := fs.Bool("no-judge", false, "rank without the judge: the gate reads the scores")
 	folds := fs.Int("folds", 0, "fit the gate values on the rows by k-fold cross-validation grouped by skill and report them out of fold, with in-sample beside (0: the model's fixed values)")
 	maxFI := fs.Float64("max-false-injection", 0.03, "with --folds: the fit's limit on rows expecting no skill that get one injected")
@@ -61,6 +70,9 @@ func run(env cli.Env) error {
 	}
 	if *tsv == "" || len(roots) == 0 {
 		return cli.Usagef("--tsv and --root are required")
+	}
+	if *floor != "" && *folds == 0 {
+		return cli.Usagef("--floor needs --folds")
 	}
 	if *half != "" && *half != eval.Tune && *half != eval.Held {
 		return cli.Usagef("--half %q: want %s or %s", *half, eval.Tune, eval.Held)
@@ -99,8 +111,11 @@ func run(env cli.Env) error {
 		*noJudge = true // trained on what the ranking gives, not on an older judge
 	}
 	start := time.Now()
-	idx, stats, err := index.BuildWith(res.Skills, old, emb, time.Now(), index.Options{Background: true})
+	idx, stats, err := index.Build(res.Skills, old, emb, time.Now())
 	if err != nil {
+		return err
+	}
+	if err := background.Attach(idx, emb, nil, true); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "ski-eval: %d skills (%s) in %v\n", len(res.Skills), stats, time.Since(start).Round(time.Millisecond))
@@ -121,9 +136,19 @@ func run(env cli.Env) error {
 		ScoreMargin:      pick(*margin, m.ScoreMargin),
 		MaxSkills:        *maxSkills,
 		MaxSuggestions:   config.DefaultMaxSuggestions,
+		Judged: gate.Judged{
+			InjectConfidence:  pick(*injectConf, m.InjectConfidence),
+			SuggestConfidence: pick(*suggestConf, m.SuggestConfidence),
+			ScoreMargin:       math.Inf(1),
+		},
 	}
 	kb := pick(*boost, m.KeywordBoost)
 	ro := rank.Options{Top: *top, KeywordBoost: func(string, string) float64 { return kb }, NoJudge: *noJudge, Features: true}
+	if *judgeFile != "" {
+		if ro.Judge, err = judge.Load(*judgeFile); err != nil {
+			return err
+		}
+	}
 	if *lexical >= 0 {
 		ro.LexicalWeight = lexical
 	}
@@ -143,15 +168,17 @@ func run(env cli.Env) error {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "ski-eval: %d prompts in %v\n", len(cases), time.Since(start).Round(time.Millisecond))
+	// What Claude Code's model is given, with the default render settings.
+	tokens := eval.ContextTokens(record.HostClaude, render.Settings{Mode: config.DefaultInjectMode, Strength: config.DefaultStrength, CharBudget: config.DefaultCharBudget})
 	if *trainJudge != "" {
-		if err := writeJudge(*trainJudge, *model, *tsv, rows); err != nil {
+		if err := writeJudge(*trainJudge, *model, *tsv, *judgeFeatures, rows); err != nil {
 			return err
 		}
 	}
 	if *features != "" {
 		var bg []string
-		if *background != "" {
-			if bg, err = readLines(*background); err != nil {
+		if *bgFile != "" {
+			if bg, err = readLines(*bgFile); err != nil {
 				return err
 			}
 		}
@@ -160,20 +187,33 @@ func run(env cli.Env) error {
 		}
 	}
 	if *folds > 0 {
-		cv, err := crossValidate(rows, set, *folds, *maxFI, *maxNoise, *model, len(res.Skills))
+		cv, err := crossValidate(rows, set, *folds, *maxFI, *maxNoise, *model, len(res.Skills), tokens)
 		if err != nil {
 			return err
 		}
 		if *asJSON {
 			enc := json.NewEncoder(env.Stdout)
 			enc.SetIndent("", "  ")
-			return enc.Encode(cv)
+			if err := enc.Encode(cv); err != nil {
+				return err
+			}
+		} else if err := cv.WriteText(env.Stdout); err != nil {
+			return err
 		}
-		return cv.WriteText(env.Stdout)
+		if *floor != "" {
+			doc, err := os.ReadFile(*floor)
+			if err != nil {
+				return err
+			}
+			return eval.CheckFloor(cv.OutOfFold, string(doc), filepath.Base(*tsv), 2)
+		}
+		return nil
 	}
 	outs := make([]eval.Outcome, len(rows))
 	for i, r := range rows {
-		outs[i] = eval.Score(r.Case, gate.Decide(r.Cands, set, nil))
+		sels := gate.Decide(r.Cands, set, nil)
+		outs[i] = eval.Score(r.Case, sels)
+		outs[i].Tokens = tokens(sels)
 	}
 	report := eval.NewReport(*model, len(res.Skills), outs)
 	if *plot != "" {
@@ -208,17 +248,27 @@ func run(env cli.Env) error {
 
 // crossValidate fits the gate values around the model's own on k-1 folds
 // and scores the fold left out, for every fold.
-func crossValidate(rows []eval.Labelled, base gate.Settings, k int, maxFI, maxNoise float64, model string, skills int) (eval.CVReport, error) {
+func crossValidate(rows []eval.Labelled, base gate.Settings, k int, maxFI, maxNoise float64, model string, skills int, tokens eval.Tokens) (eval.CVReport, error) {
 	inject := base.InjectSimilarity
 	f := calib.Fitter{
 		Base:              base,
 		Inject:            calib.Range(inject-0.15, inject+0.10, 0.005),
 		Suggest:           calib.Range(inject-0.20, inject, 0.005),
 		Margin:            []float64{0.02, 0.04, 0.06, 0.08, 0.12},
+		Set:               calib.Scores,
 		MaxFalseInjection: maxFI,
 		MaxNoise:          maxNoise,
 	}
-	oof, in, err := eval.CrossValidate(rows, f.Decider(), k, nil)
+	judged := false
+	for _, r := range rows {
+		for _, c := range r.Cands {
+			judged = judged || c.Confidence != nil
+		}
+	}
+	if judged {
+		f.Inject, f.Suggest, f.Margin, f.Set = calib.Range(0.02, 0.98, 0.01), calib.Range(0.02, 0.98, 0.01), []float64{0}, calib.Confidences
+	}
+	oof, in, err := eval.CrossValidate(rows, f.Decider(), k, tokens)
 	if err != nil {
 		return eval.CVReport{}, err
 	}
@@ -230,7 +280,7 @@ func crossValidate(rows []eval.Labelled, base gate.Settings, k int, maxFI, maxNo
 		Folds:     k,
 		OutOfFold: eval.NewReport(model, skills, oof),
 		InSample:  eval.NewReport(model, skills, in),
-		Fitted:    fmt.Sprintf("inject %.3f, suggest from %.3f, margin %.3f", all.Settings.InjectSimilarity, all.Settings.MinSimilarity, all.Settings.ScoreMargin),
+		Fitted:    fitted(all.Settings, judged),
 	}, nil
 }
 
@@ -251,8 +301,23 @@ func readLines(path string) ([]string, error) {
 
 // writeJudge fits the judge on the rows' judged candidates (every row but
 // mentions: a candidate is right when some group expects it) and writes it.
-func writeJudge(path, model, tsv string, rows []eval.Labelled) error {
+func writeJudge(path, model, tsv, only string, rows []eval.Labelled) error {
 	x, y := eval.JudgeSamples(rows)
+	if only != "" {
+		keep := strings.Split(only, ",")
+		for _, k := range keep {
+			if !slices.Contains(judge.FeatureNames, k) {
+				return cli.Usagef("--judge-features: %q: want some of %s", k, strings.Join(judge.FeatureNames, ","))
+			}
+		}
+		for _, row := range x {
+			for j, name := range judge.FeatureNames {
+				if !slices.Contains(keep, name) {
+					row[j] = 0 // constant: its weight is fitted to 0
+				}
+			}
+		}
+	}
 	m, err := judge.Train(x, y, 1)
 	if err != nil {
 		return err
@@ -264,4 +329,12 @@ func writeJudge(path, model, tsv string, rows []eval.Labelled) error {
 		return err
 	}
 	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// fitted says what a fit chose.
+func fitted(s gate.Settings, judged bool) string {
+	if judged {
+		return fmt.Sprintf("inject_confidence %.2f, suggest_confidence %.2f", s.Judged.InjectConfidence, s.Judged.SuggestConfidence)
+	}
+	return fmt.Sprintf("inject_similarity %.3f, min_similarity %.3f, score_margin %.3f", s.InjectSimilarity, s.MinSimilarity, s.ScoreMargin)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/flock"
 	"github.com/skill-inject/ski/internal/index"
+	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
 	"github.com/skill-inject/ski/internal/xdg"
@@ -98,7 +99,7 @@ func check(path, model string, so scan.Options, verify bool, warn func(string)) 
 		SetAside(path, err, warn)
 		return Damaged, ""
 	}
-	if h.Model != model {
+	if h.Model != model || lacksBackground(h) {
 		return Stale, ""
 	}
 	stamp, err := scan.Stamp(so)
@@ -106,6 +107,14 @@ func check(path, model string, so scan.Options, verify bool, warn func(string)) 
 		return Stale, stamp
 	}
 	return Current, stamp
+}
+
+// lacksBackground reports whether an index was built before its model had
+// a judge, which reads scores against the catalog's background: the next
+// build keeps every vector and adds it.
+func lacksBackground(h vecfile.Header) bool {
+	j, err := judge.For(h.Model)
+	return err == nil && j != nil && h.Background == nil
 }
 
 // SetAside moves a damaged index out of the way.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/skill-inject/ski/internal/background"
 	"github.com/skill-inject/ski/internal/embcache"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/index"
@@ -118,6 +119,9 @@ func Run(p Project, o Options) (Result, error) {
 func writeIndex(path string, p Project, skills []record.Skill, stamp string, emb embed.Embedder, bo index.Options, o Options) (index.Stats, error) {
 	idx, stats, err := index.BuildWith(skills, index.ReadOld(path, o.Warn), emb, o.Now(), bo)
 	if err != nil {
+		return stats, err
+	}
+	if err := background.Attach(idx, emb, bo.Cache, false); err != nil {
 		return stats, err
 	}
 	idx.Header.Host = p.Scan.Host

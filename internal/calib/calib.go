@@ -19,10 +19,22 @@ type Fitter struct {
 	Inject  []float64     // inject thresholds tried
 	Suggest []float64     // suggestion floors tried (only those below the inject threshold)
 	Margin  []float64     // score margins tried
+	// Set puts a point of the grid into settings: Scores or Confidences.
+	Set func(s *gate.Settings, inject, floor, margin float64)
 	// MaxFalseInjection bounds the share of rows expecting no skill that get
 	// one injected; MaxNoise the share that get a suggestion.
 	MaxFalseInjection float64
 	MaxNoise          float64
+}
+
+// Scores sets the thresholds on the score, for unjudged candidates.
+func Scores(s *gate.Settings, inject, floor, margin float64) {
+	s.InjectSimilarity, s.MinSimilarity, s.ScoreMargin = inject, floor, margin
+}
+
+// Confidences sets the thresholds on the judge's confidence (margin unused).
+func Confidences(s *gate.Settings, inject, floor, _ float64) {
+	s.Judged.InjectConfidence, s.Judged.SuggestConfidence = inject, floor
 }
 
 // Range returns the values from lo to hi (inclusive) in steps of step.
@@ -52,32 +64,33 @@ func (f Fitter) Fit(train []eval.Labelled) (Fitted, error) {
 		return Fitted{}, fmt.Errorf("calib: empty grid")
 	}
 	best := Fitted{Settings: f.Base}
-	bestRecall, found := -1.0, false
+	bestRecall, bestInject, bestMargin, found := -1.0, 0.0, 0.0, false
 	for _, margin := range f.Margin {
 		for _, inject := range f.Inject {
 			s := f.Base
-			s.ScoreMargin, s.InjectSimilarity, s.MinSimilarity = margin, inject, inject
+			f.Set(&s, inject, inject, margin)
 			m := score(train, s)
-			ok := m.FalseInjection <= f.MaxFalseInjection+1e-12
+			ok := restraint(train, s, m) <= f.MaxFalseInjection+1e-12
 			better := m.GatedRecall > bestRecall+1e-12 ||
-				(math.Abs(m.GatedRecall-bestRecall) <= 1e-12 && inject > best.Settings.InjectSimilarity)
+				(math.Abs(m.GatedRecall-bestRecall) <= 1e-12 && inject > bestInject)
 			if ok && (!found || better) {
-				best, bestRecall, found = Fitted{Settings: s, Train: m}, m.GatedRecall, true
+				best, bestRecall, bestInject, bestMargin, found = Fitted{Settings: s, Train: m}, m.GatedRecall, inject, margin, true
 			}
 		}
 	}
 	if !found {
 		// Nothing meets the limit: the most restrained point of the grid.
 		s := f.Base
-		s.ScoreMargin, s.InjectSimilarity, s.MinSimilarity = f.Margin[0], f.Inject[len(f.Inject)-1], f.Inject[len(f.Inject)-1]
+		bestInject, bestMargin = f.Inject[len(f.Inject)-1], f.Margin[0]
+		f.Set(&s, bestInject, bestInject, bestMargin)
 		best = Fitted{Settings: s, Train: score(train, s)}
 	}
 	for _, floor := range f.Suggest {
-		if floor >= best.Settings.InjectSimilarity {
+		if floor >= bestInject {
 			continue
 		}
 		s := best.Settings
-		s.MinSimilarity = floor
+		f.Set(&s, bestInject, floor, bestMargin)
 		m := score(train, s)
 		if m.SuggestionNoise <= f.MaxNoise+1e-12 && m.FalseInjection <= best.Train.FalseInjection+1e-12 {
 			best = Fitted{Settings: s, Train: m}
@@ -101,6 +114,21 @@ func (f Fitter) Decider() eval.Fitter {
 // Gate decides a fresh session's prompt with fixed settings.
 func Gate(s gate.Settings) eval.Decider {
 	return func(cands []record.Candidate) []record.Selection { return gate.Decide(cands, s, nil) }
+}
+
+// restraint is the share of the negative rows (generic prompts that need no
+// skill) that get one injected: what MaxFalseInjection bounds.
+func restraint(rows []eval.Labelled, s gate.Settings, all eval.Metrics) float64 {
+	var neg []eval.Labelled
+	for _, r := range rows {
+		if r.Category == "negative" {
+			neg = append(neg, r)
+		}
+	}
+	if len(neg) == 0 {
+		return all.FalseInjection
+	}
+	return score(neg, s).FalseInjection
 }
 
 func score(rows []eval.Labelled, s gate.Settings) eval.Metrics {

@@ -25,6 +25,8 @@ type Config struct {
 	MinSimilarity     *float64 `toml:"min_similarity"`
 	InjectSimilarity  *float64 `toml:"inject_similarity"`
 	ScoreMargin       *float64 `toml:"score_margin"`
+	InjectConfidence  *float64 `toml:"inject_confidence"`
+	SuggestConfidence *float64 `toml:"suggest_confidence"`
 	KeywordBoost      *float64 `toml:"keyword_boost"`
 	SmallEditPenalty  *float64 `toml:"small_edit_penalty"`
 	MaxSkills         *int     `toml:"max_skills"`
@@ -162,6 +164,11 @@ func (c Config) invalid() map[string]string {
 	if c.MaxSuggestions != nil && (*c.MaxSuggestions < 0 || *c.MaxSuggestions > MaxSuggestionsLimit) {
 		bad["max_suggestions"] = fmt.Sprintf("max_suggestions %d: want 0 (no suggestions) to %d", *c.MaxSuggestions, MaxSuggestionsLimit)
 	}
+	for key, v := range map[string]*float64{"inject_confidence": c.InjectConfidence, "suggest_confidence": c.SuggestConfidence} {
+		if v != nil && (*v < 0 || *v > 1) {
+			bad[key] = fmt.Sprintf("%s %g: want a confidence from 0 to 1", key, *v)
+		}
+	}
 	if c.CharBudget != nil && *c.CharBudget < 0 {
 		bad["char_budget"] = fmt.Sprintf("char_budget %d: must not be negative", *c.CharBudget)
 	}
@@ -181,6 +188,10 @@ func (c *Config) clear(key string) {
 		c.MaxSuggestions = nil
 	case "char_budget":
 		c.CharBudget = nil
+	case "inject_confidence":
+		c.InjectConfidence = nil
+	case "suggest_confidence":
+		c.SuggestConfidence = nil
 	}
 }
 
@@ -241,6 +252,8 @@ func (c *Config) merge(o Config) {
 	setF(&c.MinSimilarity, o.MinSimilarity)
 	setF(&c.InjectSimilarity, o.InjectSimilarity)
 	setF(&c.ScoreMargin, o.ScoreMargin)
+	setF(&c.InjectConfidence, o.InjectConfidence)
+	setF(&c.SuggestConfidence, o.SuggestConfidence)
 	setF(&c.KeywordBoost, o.KeywordBoost)
 	setF(&c.SmallEditPenalty, o.SmallEditPenalty)
 	if o.MaxSkills != nil {

@@ -49,9 +49,14 @@ type Model struct {
 	MinSimilarity    float64 // the floor of the suggestion band; below: dropped
 	InjectSimilarity float64 // the floor of the injection band; between: suggested
 	ScoreMargin      float64 // dropped when further than this below the top
-	KeywordBoost     float64 // added per keyword/alias hit (at most two)
-	LexicalWeight    float64 // weight of the BM25 score added to the cosine
-	BodyWeight       float64 // weight of the BM25 score against the whole body
+	// InjectConfidence and SuggestConfidence are the floors of the two
+	// bands on the judge's confidence (package judge), for candidates it
+	// judged; the three above are for the others.
+	InjectConfidence  float64
+	SuggestConfidence float64
+	KeywordBoost      float64 // added per keyword/alias hit (at most two)
+	LexicalWeight     float64 // weight of the BM25 score added to the cosine
+	BodyWeight        float64 // weight of the BM25 score against the whole body
 	// IntentBoost weighs how far a skill's cosine to an intent's concept
 	// (package intent) stands out among all skills' (above mean + 2 sd);
 	// it is added to the skill's score when the prompt has that intent.
@@ -93,6 +98,7 @@ var models = map[string]Model{
 		ID: LexicalID, Backend: "lexical", Dim: lexicalDim,
 		MinSimilarity: 0.38, InjectSimilarity: 0.44, ScoreMargin: 0.08, KeywordBoost: 0.10, LexicalWeight: 0.016,
 		BodyWeight: 0.006, IntentBoost: 0.5, SmallEditPenalty: 0.10,
+		InjectConfidence: 0.83, SuggestConfidence: 0.44,
 	},
 }
 

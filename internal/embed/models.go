@@ -26,6 +26,7 @@ var onnxModels = []Model{
 		HFRepo: "Xenova/bge-small-en-v1.5", HFRevision: "main",
 		MinSimilarity: 0.71, InjectSimilarity: 0.77, ScoreMargin: 0.04, KeywordBoost: 0.05, LexicalWeight: 0.008,
 		BodyWeight: 0.003, IntentBoost: 0.5, SmallEditPenalty: 0.10,
+		InjectConfidence: 0.63, SuggestConfidence: 0.42,
 	},
 	{
 		ID: "bge-small-en-v1.5", Backend: "onnx", Dim: 384, Pooling: "cls", MaxTokens: 512,
@@ -34,6 +35,7 @@ var onnxModels = []Model{
 		HFRepo:      "Xenova/bge-small-en-v1.5", HFRevision: "main",
 		MinSimilarity: 0.71, InjectSimilarity: 0.77, ScoreMargin: 0.04, KeywordBoost: 0.05, LexicalWeight: 0.008,
 		BodyWeight: 0.003, IntentBoost: 0.5, SmallEditPenalty: 0.10,
+		InjectConfidence: 0.59, SuggestConfidence: 0.43,
 	},
 	{
 		ID: "all-MiniLM-L6-v2-q", Backend: "onnx", Dim: 384, Pooling: "mean", MaxTokens: 256, Quantised: true,
@@ -41,6 +43,7 @@ var onnxModels = []Model{
 		HFRepo: "Xenova/all-MiniLM-L6-v2", HFRevision: "main",
 		MinSimilarity: 0.48, InjectSimilarity: 0.54, ScoreMargin: 0.05, KeywordBoost: 0.05, LexicalWeight: 0.016,
 		BodyWeight: 0.006, SmallEditPenalty: 0.10,
+		InjectConfidence: 0.63, SuggestConfidence: 0.43,
 	},
 	{
 		ID: "all-MiniLM-L6-v2", Backend: "onnx", Dim: 384, Pooling: "mean", MaxTokens: 256,
@@ -48,6 +51,7 @@ var onnxModels = []Model{
 		HFRepo: "Xenova/all-MiniLM-L6-v2", HFRevision: "main",
 		MinSimilarity: 0.48, InjectSimilarity: 0.54, ScoreMargin: 0.05, KeywordBoost: 0.05, LexicalWeight: 0.016,
 		BodyWeight: 0.006, SmallEditPenalty: 0.10,
+		InjectConfidence: 0.61, SuggestConfidence: 0.45,
 	},
 }
 

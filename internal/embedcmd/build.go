@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/skill-inject/ski/internal/background"
 	"github.com/skill-inject/ski/internal/builder"
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embcache"
@@ -271,6 +272,9 @@ func (b builds) buildIndex(path string) error {
 	idx, stats, err := index.BuildWith(skills, old, emb, time.Now(), index.Options{Cache: cache, Progress: pr.show})
 	pr.end()
 	if err != nil {
+		return err
+	}
+	if err := background.Attach(idx, emb, cache, false); err != nil {
 		return err
 	}
 	if abs, err := filepath.Abs(path); err == nil {

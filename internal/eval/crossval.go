@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/render"
+	"github.com/skill-inject/ski/internal/skill"
 )
 
 // Labelled is a case with the candidates the ranking gave it, before any
@@ -157,4 +160,18 @@ func expects(c Case, id string) bool {
 		}
 	}
 	return false
+}
+
+// ContextTokens estimates the tokens the host adds to a prompt: the text
+// ski-render gives the model for the selections (with default settings),
+// at four characters a token.
+func ContextTokens(host string, set render.Settings) Tokens {
+	o := render.Options{Host: host, Settings: func(string) (render.Settings, error) { return set, nil }, ReadBody: skill.ReadBodyAndFiles}
+	return func(sels []record.Selection) int {
+		text, err := o.Context(sels)
+		if err != nil {
+			return 0
+		}
+		return (utf8.RuneCountInString(text) + 3) / 4
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/skill-inject/ski/internal/record"
@@ -187,5 +188,25 @@ func TestLeakCanaryScoresAtChanceOutOfFold(t *testing.T) {
 		if leakyOOF == 0 {
 			t.Errorf("%s: the canary found nothing even with a leaky split: the test cannot fail", name)
 		}
+	}
+}
+
+func TestCheckFloor(t *testing.T) {
+	r := Report{Model: "m", Overall: Metrics{Top1: 0.90, GatedRecall: 0.80, SuggestionNoise: 0.10},
+		Categories: map[string]Metrics{"negative": {FalseInjection: 0.02}}}
+	doc := "# quality\n\n    floor dev m top1=91.5 injected=81 fp_negative=3.5 noise=8.5\n"
+	if err := CheckFloor(r, doc, "dev", 2); err != nil {
+		t.Fatalf("within 2 points: %v", err)
+	}
+	for _, bad := range []string{"floor dev m top1=92.5", "floor dev m fp_negative=-0.5", "floor dev m noise=7.9"} {
+		if err := CheckFloor(r, bad, "dev", 2); err == nil || !strings.Contains(err.Error(), "worse than the floor") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	if err := CheckFloor(r, "floor dev other top1=1", "dev", 2); err == nil {
+		t.Error("no line for the model passes")
+	}
+	if err := CheckFloor(r, "floor dev m recall=1", "dev", 2); err == nil {
+		t.Error("an unknown metric passes")
 	}
 }

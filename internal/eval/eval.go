@@ -159,7 +159,7 @@ func Score(c Case, sels []record.Selection) Outcome {
 }
 
 // Suggest is the decision that names a skill in the suggestion line.
-const Suggest = record.DecisionRecommend
+const Suggest = record.DecisionSuggest
 
 // Metrics summarise outcomes.
 type Metrics struct {

@@ -458,6 +458,8 @@ func (w *world) effectiveConfig() []setting {
 	add := func(key, value, def string) { out = append(out, setting{key, value, source(key, def)}) }
 	add("model", model, "default")
 	if g, err := w.res.Gate(model, w.cwd); err == nil {
+		add("inject_confidence", fmt.Sprintf("%.2f", g.Judged.InjectConfidence), perModel)
+		add("suggest_confidence", fmt.Sprintf("%.2f", g.Judged.SuggestConfidence), perModel)
 		add("min_similarity", fmt.Sprintf("%.3f", g.MinSimilarity), perModel)
 		add("inject_similarity", fmt.Sprintf("%.3f", g.InjectSimilarity), perModel)
 		add("score_margin", fmt.Sprintf("%.3f", g.ScoreMargin), perModel)

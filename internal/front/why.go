@@ -40,13 +40,23 @@ type whyReport struct {
 
 // whyGates are the gate values in force, by their config keys.
 type whyGates struct {
-	MinSimilarity    float64  `json:"min_similarity"`
-	InjectSimilarity float64  `json:"inject_similarity"`
-	ScoreMargin      float64  `json:"score_margin"`
-	MaxSkills        int      `json:"max_skills"`
-	MaxSuggestions   int      `json:"max_suggestions"`
-	Deny             []string `json:"deny"`
-	Force            []string `json:"force"`
+	MinSimilarity    float64 `json:"min_similarity"`
+	InjectSimilarity float64 `json:"inject_similarity"`
+	ScoreMargin      float64 `json:"score_margin"`
+	MaxSkills        int     `json:"max_skills"`
+	MaxSuggestions   int     `json:"max_suggestions"`
+	// InjectConfidence and SuggestConfidence are the bands' floors for the
+	// candidates the judge gave a confidence.
+	InjectConfidence  float64  `json:"inject_confidence"`
+	SuggestConfidence float64  `json:"suggest_confidence"`
+	Deny              []string `json:"deny"`
+	Force             []string `json:"force"`
+}
+
+func gatesOf(g gate.Settings) whyGates {
+	return whyGates{MinSimilarity: g.MinSimilarity, InjectSimilarity: g.InjectSimilarity, ScoreMargin: g.ScoreMargin,
+		MaxSkills: g.MaxSkills, MaxSuggestions: g.MaxSuggestions, InjectConfidence: g.Judged.InjectConfidence,
+		SuggestConfidence: g.Judged.SuggestConfidence, Deny: g.Deny, Force: g.Force}
 }
 
 type whyCandidate struct {
@@ -122,7 +132,7 @@ func (w *world) why(prompt string, top int, session string) (*whyReport, error) 
 	if err != nil {
 		return nil, err
 	}
-	rep.Gates = whyGates(g)
+	rep.Gates = gatesOf(g)
 	r := ndjson.NewReader(bytes.NewReader(sels), "ski-select", 1<<24)
 	err = r.Each(func(line []byte) error {
 		var s record.Selection
@@ -144,8 +154,8 @@ func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error
 		l.add("ranked:  %q (intent %s)", rep.Text, orDash(rep.Intent))
 		l.add("model:   %s, host %s, index %s", rep.Model, rep.Host, rep.Index)
 		g := rep.Gates
-		l.add("gates:   min_similarity %.3f, inject_similarity %.3f, score_margin %.3f, max_skills %d, max_suggestions %d",
-			g.MinSimilarity, g.InjectSimilarity, g.ScoreMargin, g.MaxSkills, g.MaxSuggestions)
+		l.add("gates:   judged: inject_confidence %.3f, suggest_confidence %.3f; unjudged: min_similarity %.3f, inject_similarity %.3f, score_margin %.3f; max_skills %d, max_suggestions %d",
+			g.InjectConfidence, g.SuggestConfidence, g.MinSimilarity, g.InjectSimilarity, g.ScoreMargin, g.MaxSkills, g.MaxSuggestions)
 	}
 	l.add("")
 	if len(rep.Candidates) == 0 {
@@ -153,10 +163,14 @@ func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error
 	} else {
 		var rows [][]string
 		for _, c := range rep.Candidates {
+			judged := "-"
+			if c.Confidence != nil {
+				judged = fmt.Sprintf("%.3f", *c.Confidence)
+			}
 			rows = append(rows, []string{fmt.Sprint(c.Rank), c.ID, fmt.Sprintf("%.3f", c.Score), fmt.Sprintf("%.3f", c.Cosine),
-				fmt.Sprintf("%.3f", c.Lexical), fmt.Sprintf("%.3f", c.Boost), orDash(c.Mention), c.Band, c.Decision, c.Reason})
+				fmt.Sprintf("%.3f", c.Lexical), fmt.Sprintf("%.3f", c.Boost), judged, orDash(c.Mention), c.Band, c.Decision, c.Reason})
 		}
-		l.table([]string{"RANK", "SKILL", "SCORE", "COSINE", "BM25", "BOOST", "MENTION", "BAND", "DECISION", "REASON"}, rows)
+		l.table([]string{"RANK", "SKILL", "SCORE", "COSINE", "BM25", "BOOST", "JUDGE", "MENTION", "BAND", "DECISION", "REASON"}, rows)
 		l.add("")
 		l.add("score parts:")
 		for _, c := range rep.Candidates {

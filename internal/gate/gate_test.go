@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -234,4 +235,42 @@ func TestSuggestionCapIsItsOwn(t *testing.T) {
 	if counts[record.DecisionInject] != 2 || counts[record.DecisionSuggest] != 3 || counts[record.DecisionDrop] != 2 {
 		t.Errorf("decisions %v, want 2 injected, 3 suggested, 2 dropped", counts)
 	}
+}
+
+// With the judge's confidence the bands read it, not the score: the
+// score's own floors and margin stay out unless the user set them.
+func TestJudgedBands(t *testing.T) {
+	judged := Judged{InjectConfidence: 0.6, SuggestConfidence: 0.4, ScoreMargin: math.Inf(1)}
+	set := Settings{MinSimilarity: 0.7, InjectSimilarity: 0.8, ScoreMargin: 0.01, Judged: judged}
+	withConf := func(score, top, conf float64) record.Candidate {
+		return cand("a", score, func(c *record.Candidate) { c.TopScore, c.Confidence = top, &conf })
+	}
+	for _, tt := range []struct {
+		score, top, conf float64
+		set              Settings
+		want             Band
+	}{
+		{0.5, 0.9, 0.39, set, BandSilent},
+		{0.5, 0.9, 0.4, set, BandSuggest}, // far below the top and every score floor: the judge decides
+		{0.5, 0.9, 0.599, set, BandSuggest},
+		{0.5, 0.9, 0.6, set, BandInject},
+		{0.5, 0.9, 0.99, withFloors(set, 0.55, 0, math.Inf(1)), BandSilent},  // below the user's min_similarity
+		{0.5, 0.9, 0.99, withFloors(set, 0, 0.55, math.Inf(1)), BandSuggest}, // below the user's inject_similarity
+		{0.5, 0.9, 0.99, withFloors(set, 0, 0, 0.3), BandSilent},             // further below the top than the user's score_margin
+	} {
+		band, why := BandOf(withConf(tt.score, tt.top, tt.conf), tt.set)
+		if band != tt.want || why == "" {
+			t.Errorf("score %.2f, confidence %.3f, judged %+v: %s (%s), want %s", tt.score, tt.conf, tt.set.Judged, band, why, tt.want)
+		}
+	}
+	// A candidate without a confidence (not among the judged, or no judge)
+	// is read by its score as ever.
+	if band, _ := BandOf(cand("b", 0.75, func(c *record.Candidate) { c.TopScore = 0.75 }), set); band != BandSuggest {
+		t.Errorf("unjudged candidate: %s, want %s", band, BandSuggest)
+	}
+}
+
+func withFloors(s Settings, minSim, injectSim, margin float64) Settings {
+	s.Judged.MinSimilarity, s.Judged.InjectSimilarity, s.Judged.ScoreMargin = minSim, injectSim, margin
+	return s
 }

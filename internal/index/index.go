@@ -17,9 +17,6 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/intent"
-	"github.com/skill-inject/ski/internal/judge"
-	"github.com/skill-inject/ski/internal/prompt"
-	"github.com/skill-inject/ski/internal/rank"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/vecfile"
 )
@@ -47,9 +44,6 @@ type Options struct {
 	Batch int
 	// Progress, when set, is told how many of the texts to embed are done.
 	Progress func(done, total int)
-	// Background, when set, measures the catalog's background (for the
-	// judge) even when the model has no judge yet: what training one needs.
-	Background bool
 }
 
 // Build embeds skills with emb and counts the terms of their text for BM25.
@@ -149,15 +143,6 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 	}
 	idx.Body = body
 	idx.Header.Count = len(idx.Entries)
-	if j, err := judge.For(m.ID); err != nil {
-		return nil, stats, err
-	} else if (j != nil || o.Background) && len(idx.Entries) > 0 {
-		bg, err := background(idx, emb, o.Cache)
-		if err != nil {
-			return nil, stats, err
-		}
-		idx.Header.Background = &bg
-	}
 	return idx, stats, nil
 }
 
@@ -288,55 +273,4 @@ func PathFor(cacheDir, host, model string, roots []string) string {
 	}
 	key := hex.EncodeToString(h.Sum(nil))[:16]
 	return filepath.Join(cacheDir, "index", host+"-"+key+".skv")
-}
-
-// background ranks the judge's generic prompts against idx, under the
-// model's default ranking, and returns where their best scores fall. Their
-// vectors come from the cache when it has them.
-func background(idx *vecfile.Index, emb embed.Embedder, cache *embcache.Cache) (judge.Background, error) {
-	prompts := judge.Prompts()
-	readings := make([]prompt.Reading, len(prompts))
-	vecs := make([][]float32, len(prompts))
-	var missing []int
-	var texts []string
-	for i, p := range prompts {
-		readings[i] = prompt.Read(p)
-		if v, ok := cache.Lookup(embcache.KeyOf(embed.Query, readings[i].Text)); ok && len(v) == idx.Header.Dim {
-			vecs[i] = v
-			continue
-		}
-		missing = append(missing, i)
-		texts = append(texts, readings[i].Text)
-	}
-	if len(texts) > 0 {
-		got, err := embed.Queries(emb, texts)
-		if err != nil {
-			return judge.Background{}, fmt.Errorf("embed the background prompts: %w", err)
-		}
-		keys := make([]embcache.Key, len(texts))
-		for j, i := range missing {
-			vecs[i] = got[j]
-			keys[j] = embcache.KeyOf(embed.Query, texts[j])
-		}
-		if cache != nil {
-			if err := cache.Append(keys, got); err != nil {
-				return judge.Background{}, err
-			}
-		}
-	}
-	cat := rank.NewCatalog(idx)
-	tops := make([]float64, 0, len(prompts))
-	for i, p := range prompts {
-		cands, err := cat.Rank(rank.Query{Prompt: p, Model: idx.Header.Model, Vector: vecs[i], Reading: &readings[i]}, rank.Options{Top: 3, NoJudge: true})
-		if err != nil {
-			return judge.Background{}, fmt.Errorf("rank the background prompts: %w", err)
-		}
-		for _, c := range cands {
-			if c.Mention == "" {
-				tops = append(tops, c.Score)
-				break
-			}
-		}
-	}
-	return judge.Quantiles(tops), nil
 }

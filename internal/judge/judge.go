@@ -11,8 +11,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Judged is how many of a prompt's best candidates get a confidence; the
@@ -65,22 +67,30 @@ func quantile(sorted []float64, q float64) float64 {
 
 // Input is what the judge reads of one candidate.
 type Input struct {
-	Score     float64 // the ranking's score
-	Lexical   float64 // its weighted BM25 part
-	Mention   bool    // the prompt names the skill: not judged
-	SmallEdit bool    // the prompt reads as a small edit or an explanation
-	Intent    bool    // the skill got the boost of the prompt's intent
+	Score   float64 // the ranking's score
+	Lexical float64 // its weighted BM25 part
+	Mention bool    // the prompt names the skill: not judged
+	// Asked is a mention other than /name: the user asked ski for that
+	// skill, and no other candidate is judged (the gate's score margin
+	// keeps them out, as it always has).
+	Asked     bool
+	SmallEdit bool // the prompt reads as a small edit or an explanation
+	Intent    bool // the skill got the boost of the prompt's intent
 }
 
 // FeatureNames name the features, in order.
 var FeatureNames = []string{"relative", "gap_top", "gap_next", "inverse_rank", "lexical", "no_lexical", "small_edit", "intent"}
 
 // Features returns the features of each of the first Judged candidates
-// that are not mentions (nil for the others). cands are in rank order.
+// that are not mentions (nil for the others, and for all when the user
+// asked for a skill by name). cands are in rank order.
 func Features(cands []Input, bg Background) [][]float64 {
 	out := make([][]float64, len(cands))
 	var order []int
 	for i, c := range cands {
+		if c.Asked {
+			return out
+		}
 		if !c.Mention {
 			order = append(order, i)
 		}
@@ -155,18 +165,54 @@ func (m *Model) Predict(f []float64) float64 {
 //go:embed models/*.json
 var models embed.FS
 
-// For returns the fitted judge of an embedding model, if there is one.
+// loaded holds the judges read so far, by model.
+var loaded sync.Map
+
+type loadResult struct {
+	m   *Model
+	err error
+}
+
+// For returns the fitted judge of an embedding model, or nil when it has
+// none.
 func For(model string) (*Model, error) {
+	if r, ok := loaded.Load(model); ok {
+		return r.(loadResult).m, r.(loadResult).err
+	}
+	m, err := read(model)
+	loaded.Store(model, loadResult{m, err})
+	return m, err
+}
+
+func read(model string) (*Model, error) {
 	data, err := models.ReadFile("models/" + model + ".json")
 	if err != nil {
 		return nil, nil
 	}
+	return decode(data, "judge for "+model)
+}
+
+// Load reads a judge from a file (written by ski-eval --train-judge).
+func Load(path string) (*Model, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return decode(data, path)
+}
+
+func decode(data []byte, what string) (*Model, error) {
 	var m Model
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("judge for %s: %w", model, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if !slices.Equal(m.Features, FeatureNames) || len(m.Mean) != len(FeatureNames) || len(m.Std) != len(FeatureNames) || len(m.Weights) != len(FeatureNames) {
-		return nil, fmt.Errorf("judge for %s: fitted on features %v, want %v", model, m.Features, FeatureNames)
+		return nil, fmt.Errorf("%s: fitted on features %v, want %v", what, m.Features, FeatureNames)
+	}
+	for j := range m.Std {
+		if !(m.Std[j] > 0) {
+			return nil, fmt.Errorf("%s: standard deviation %v of %s", what, m.Std[j], FeatureNames[j])
+		}
 	}
 	return &m, nil
 }

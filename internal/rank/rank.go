@@ -55,6 +55,8 @@ type Options struct {
 	// Features gives the best candidates the judge's features even without
 	// a judge (when the index has a background): what training one reads.
 	Features bool
+	// Judge, when set, replaces the model's judge (to measure another).
+	Judge *judge.Model
 	// SmallEditPenalty returns what is taken from every score of a prompt
 	// that asks only for a small edit or an explanation (package intent),
 	// for a model and the query's directory; nil means the model's
@@ -351,18 +353,23 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		cd.TopScore = top
 		cd.Rank = len(out) + 1
 		out = append(out, cd)
-		inputs = append(inputs, judge.Input{Score: scores[i], Lexical: cd.Lexical, Mention: cd.Mention != "",
+		inputs = append(inputs, judge.Input{Score: scores[i], Lexical: cd.Lexical, Mention: cd.Mention != "", Asked: cd.Mention != "" && cd.Mention != mention.Slash,
 			SmallEdit: penalty > 0, Intent: near != nil && near[i] > 0})
 	}
-	judged := c.judge != nil && !o.NoJudge
-	if bg := c.idx.Header.Background; bg != nil && (judged || o.Features) {
+	jm := c.judge
+	if o.Judge != nil {
+		jm = o.Judge
+	}
+	bg := c.idx.Header.Background
+	judged := jm != nil && !o.NoJudge && bg != nil
+	if bg != nil && (judged || o.Features) {
 		for i, f := range judge.Features(inputs, *bg) {
 			if f == nil {
 				continue
 			}
 			out[i].Features = f
 			if judged {
-				p := round(c.judge.Predict(f))
+				p := round(jm.Predict(f))
 				out[i].Confidence = &p
 				out[i].Why = append(out[i].Why, fmt.Sprintf("judge %.3f", p))
 			}

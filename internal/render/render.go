@@ -70,8 +70,8 @@ type OpencodePayload struct {
 	Inject  string   `json:"inject"`
 }
 
-func (o Options) payload(group []record.Selection) (any, error) {
-	var inject, suggest []record.Selection
+// split returns the injected and the suggested selections of a query.
+func split(group []record.Selection) (inject, suggest []record.Selection) {
 	for _, s := range group {
 		switch s.Decision {
 		case record.DecisionInject:
@@ -80,14 +80,30 @@ func (o Options) payload(group []record.Selection) (any, error) {
 			suggest = append(suggest, s)
 		}
 	}
+	return inject, suggest
+}
+
+// Context returns the text a query's selections put before the model ("" for
+// none): what the payload carries and what it costs the prompt.
+func (o Options) Context(group []record.Selection) (string, error) {
+	inject, suggest := split(group)
 	if len(inject) == 0 && len(suggest) == 0 {
-		return nil, nil
+		return "", nil
 	}
 	set, err := o.Settings(group[0].Cwd)
 	if err != nil {
+		return "", err
+	}
+	return o.text(inject, suggest, set)
+}
+
+func (o Options) payload(group []record.Selection) (any, error) {
+	text, err := o.Context(group)
+	if err != nil || text == "" {
 		return nil, err
 	}
-	text, err := o.text(inject, suggest, set)
+	inject, suggest := split(group)
+	set, err := o.Settings(group[0].Cwd)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@
 package settings
 
 import (
+	"math"
+
 	"github.com/skill-inject/ski/internal/config"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/gate"
@@ -47,8 +49,15 @@ func (r *Resolver) Gate(model, cwd string) (gate.Settings, error) {
 		ScoreMargin:      config.Float(c.ScoreMargin, m.ScoreMargin),
 		MaxSkills:        config.Int(c.MaxSkills, config.DefaultMaxSkills),
 		MaxSuggestions:   config.Int(c.MaxSuggestions, config.DefaultMaxSuggestions),
-		Deny:             c.Deny,
-		Force:            c.Force,
+		Judged: gate.Judged{
+			InjectConfidence:  config.Float(c.InjectConfidence, m.InjectConfidence),
+			SuggestConfidence: config.Float(c.SuggestConfidence, m.SuggestConfidence),
+			MinSimilarity:     config.Float(c.MinSimilarity, 0),
+			InjectSimilarity:  config.Float(c.InjectSimilarity, 0),
+			ScoreMargin:       config.Float(c.ScoreMargin, math.Inf(1)),
+		},
+		Deny:  c.Deny,
+		Force: c.Force,
 	}, nil
 }
 
