@@ -39,3 +39,8 @@ echo "== fuzz" >&2
 for target in internal/skill:FuzzParse internal/event:FuzzParse internal/vecfile:FuzzDecode internal/ledger:FuzzDecode; do
 	go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime "${SKI_FUZZTIME:-5s}" "./${target%%:*}/"
 done
+
+# Quality: dev.tsv's out-of-fold numbers with the default model may not
+# fall more than 2 points below the floor line in docs/quality.md.
+echo "== quality (dev.tsv, out of fold)" >&2
+bin/ski-eval --tsv "$SKI_SHARED/eval/dev.tsv" --root "$SKI_SHARED/skills-corpus" --folds 5 --floor docs/quality.md >/dev/null

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,7 +138,8 @@ func run(env cli.Env) error {
 		Judged: gate.Judged{
 			InjectConfidence:  pick(*injectConf, m.InjectConfidence),
 			SuggestConfidence: pick(*suggestConf, m.SuggestConfidence),
-			ScoreMargin:       math.Inf(1),
+			// Score thresholds of one's own win over the judge, as in a config.
+			Off: *minSim >= 0 || *injectSim >= 0 || *margin >= 0,
 		},
 	}
 	kb := pick(*boost, m.KeywordBoost)

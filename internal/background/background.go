@@ -33,6 +33,16 @@ func Attach(idx *vecfile.Index, emb embed.Embedder, cache *embcache.Cache, alway
 	return nil
 }
 
+// Keys are the embedding cache's keys of the generic prompts' vectors,
+// which a cache's gc keeps: every build ranks them.
+func Keys() map[embcache.Key]bool {
+	keys := map[embcache.Key]bool{}
+	for _, p := range judge.Prompts() {
+		keys[embcache.KeyOf(embed.Query, prompt.Read(p).Text)] = true
+	}
+	return keys
+}
+
 // measure ranks the judge's generic prompts against idx, under the
 // model's default ranking, and returns where their best scores fall. Their
 // vectors come from the cache when it has them.
@@ -74,12 +84,14 @@ func measure(idx *vecfile.Index, emb embed.Embedder, cache *embcache.Cache) (jud
 		if err != nil {
 			return judge.Background{}, fmt.Errorf("rank the background prompts: %w", err)
 		}
+		top := 0.0 // no skill scored above 0
 		for _, c := range cands {
 			if c.Mention == "" {
-				tops = append(tops, c.Score)
+				top = c.Score
 				break
 			}
 		}
+		tops = append(tops, top)
 	}
 	return judge.Quantiles(tops), nil
 }

@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -22,6 +23,7 @@ import (
 // builder killed half way stops.
 type counting struct {
 	embed.Embedder
+	id       string // "": test-model
 	texts    int
 	failFrom int // calls from this one on fail; 0 never
 	calls    int
@@ -29,7 +31,7 @@ type counting struct {
 
 func (c *counting) Model() embed.Model {
 	m := c.Embedder.Model()
-	m.ID = "test-model"
+	m.ID = cmp.Or(c.id, "test-model")
 	return m
 }
 
@@ -190,5 +192,38 @@ func TestLockIsExclusive(t *testing.T) {
 		t.Fatalf("lock over a directory: %v %v", ok, err)
 	} else {
 		l.Close()
+	}
+}
+
+// An index built before its model had a judge lacks the catalog's
+// background: it is stale, and the next build adds it, every vector kept.
+func TestIndexWithoutBackgroundIsStale(t *testing.T) {
+	root := t.TempDir()
+	skilltest.Write(t, root, "a", "Find the cause of a failing test, an error or a crash before fixing the code.")
+	skilltest.Write(t, root, "b", "Write and update the README and other documentation of a project.")
+	p := project(t, root)
+	// The lexical embedder under the id of a model with a judge.
+	judged := &counting{Embedder: embed.NewLexical(), id: embed.DefaultModel()}
+	p.Model = judged.Model().ID
+	res := run(t, p, judged)
+	idx, err := indexfile.Read(p.IndexPath())
+	if err != nil || !res.Built || idx.Header.Background == nil || !idx.Header.Background.Valid() {
+		t.Fatalf("first build: %+v, background %+v, %v", res, idx.Header.Background, err)
+	}
+	if state := Check(p.IndexPath(), p.Model, p.Scan, true, func(string) {}); state != Current {
+		t.Fatalf("fresh index: %s", state)
+	}
+	idx.Header.Background = nil
+	if err := indexfile.Write(p.IndexPath(), idx); err != nil {
+		t.Fatal(err)
+	}
+	if state := Check(p.IndexPath(), p.Model, p.Scan, true, func(string) {}); state != Stale {
+		t.Fatalf("index without a background: %s, want stale", state)
+	}
+	if res := run(t, p, judged); !res.Built || res.Stats.Reused != 2 || res.Stats.Embedded != 0 {
+		t.Fatalf("rebuild: %+v, want both vectors kept", res)
+	}
+	if h, err := vecfile.ReadHeader(p.IndexPath()); err != nil || h.Background == nil {
+		t.Fatalf("rebuilt index: background %+v, %v", h.Background, err)
 	}
 }

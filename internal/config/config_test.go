@@ -160,3 +160,32 @@ func TestMaxSuggestions(t *testing.T) {
 		t.Error("default max_suggestions is not 3")
 	}
 }
+
+// inject_confidence and suggest_confidence are confidences, 0 to 1; a
+// value out of range is reported and the layer below applies.
+func TestConfidences(t *testing.T) {
+	cfgDir := t.TempDir()
+	write(t, filepath.Join(cfgDir, "config.toml"), "inject_confidence = 0.7\n")
+	repo := t.TempDir()
+	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	for _, tt := range []struct {
+		project       string
+		inject, floor float64
+		warnings      int
+	}{
+		{"", 0.7, -1, 0},
+		{"inject_confidence = 0.9\nsuggest_confidence = 0.2\n", 0.9, 0.2, 0},
+		{"inject_confidence = 1.5\n", 0.7, -1, 1},
+		{"suggest_confidence = -0.1\n", 0.7, -1, 1},
+	} {
+		write(t, filepath.Join(repo, ".ski.toml"), tt.project)
+		var warnings []string
+		c := Load(cfgDir, repo, func(s string) { warnings = append(warnings, s) })
+		if Float(c.InjectConfidence, -1) != tt.inject || Float(c.SuggestConfidence, -1) != tt.floor || len(warnings) != tt.warnings {
+			t.Errorf("project %q: %v, %v, warnings %q", tt.project, Float(c.InjectConfidence, -1), Float(c.SuggestConfidence, -1), warnings)
+		}
+		if tt.warnings > 0 && !strings.Contains(warnings[0], "want a confidence from 0 to 1; ignored") {
+			t.Errorf("warning %q", warnings[0])
+		}
+	}
+}

@@ -98,7 +98,6 @@ var models = map[string]Model{
 		ID: LexicalID, Backend: "lexical", Dim: lexicalDim,
 		MinSimilarity: 0.38, InjectSimilarity: 0.44, ScoreMargin: 0.08, KeywordBoost: 0.10, LexicalWeight: 0.016,
 		BodyWeight: 0.006, IntentBoost: 0.5, SmallEditPenalty: 0.10,
-		InjectConfidence: 0.83, SuggestConfidence: 0.44,
 	},
 }
 

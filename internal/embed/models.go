@@ -51,7 +51,7 @@ var onnxModels = []Model{
 		HFRepo: "Xenova/all-MiniLM-L6-v2", HFRevision: "main",
 		MinSimilarity: 0.48, InjectSimilarity: 0.54, ScoreMargin: 0.05, KeywordBoost: 0.05, LexicalWeight: 0.016,
 		BodyWeight: 0.006, SmallEditPenalty: 0.10,
-		InjectConfidence: 0.61, SuggestConfidence: 0.45,
+		InjectConfidence: 0.61, SuggestConfidence: 0.44,
 	},
 }
 

@@ -294,7 +294,8 @@ func (b builds) buildIndex(path string) error {
 
 // gc drops from every model's embedding cache the vectors that no index
 // under ski's cache folder holds (an index keeps each vector as half
-// floats, so a cached vector is matched by its half-float form).
+// floats, so a cached vector is matched by its half-float form), but for
+// those of the judge's generic prompts, which every build ranks.
 func (b builds) gc() error {
 	used := map[string]map[string]bool{} // model -> half-float vectors
 	paths, _ := filepath.Glob(filepath.Join(b.dirs.Cache, "index", "*.skv"))
@@ -313,6 +314,7 @@ func (b builds) gc() error {
 			vecs[string(quant.Half(e.Vector))] = true
 		}
 	}
+	generic := background.Keys()
 	files, _ := filepath.Glob(filepath.Join(embcache.Dir(b.dirs.Cache), "*.vec"))
 	for _, f := range files {
 		id := strings.TrimSuffix(filepath.Base(f), ".vec")
@@ -324,7 +326,7 @@ func (b builds) gc() error {
 		if err != nil {
 			return err
 		}
-		dropped, err := c.Keep(func(_ embcache.Key, v []float32) bool { return used[id][string(quant.Half(v))] })
+		dropped, err := c.Keep(func(k embcache.Key, v []float32) bool { return generic[k] || used[id][string(quant.Half(v))] })
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/gate"
+	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/record"
@@ -46,17 +47,21 @@ type whyGates struct {
 	MaxSkills        int     `json:"max_skills"`
 	MaxSuggestions   int     `json:"max_suggestions"`
 	// InjectConfidence and SuggestConfidence are the bands' floors for the
-	// candidates the judge gave a confidence.
-	InjectConfidence  float64  `json:"inject_confidence"`
-	SuggestConfidence float64  `json:"suggest_confidence"`
+	// candidates the judge gave a confidence; absent when the model has no
+	// judge or score thresholds of the user's turn it off.
+	InjectConfidence  *float64 `json:"inject_confidence,omitempty"`
+	SuggestConfidence *float64 `json:"suggest_confidence,omitempty"`
 	Deny              []string `json:"deny"`
 	Force             []string `json:"force"`
 }
 
-func gatesOf(g gate.Settings) whyGates {
-	return whyGates{MinSimilarity: g.MinSimilarity, InjectSimilarity: g.InjectSimilarity, ScoreMargin: g.ScoreMargin,
-		MaxSkills: g.MaxSkills, MaxSuggestions: g.MaxSuggestions, InjectConfidence: g.Judged.InjectConfidence,
-		SuggestConfidence: g.Judged.SuggestConfidence, Deny: g.Deny, Force: g.Force}
+func gatesOf(g gate.Settings, model string) whyGates {
+	w := whyGates{MinSimilarity: g.MinSimilarity, InjectSimilarity: g.InjectSimilarity, ScoreMargin: g.ScoreMargin,
+		MaxSkills: g.MaxSkills, MaxSuggestions: g.MaxSuggestions, Deny: g.Deny, Force: g.Force}
+	if j, err := judge.For(model); err == nil && j != nil && !g.Judged.Off {
+		w.InjectConfidence, w.SuggestConfidence = &g.Judged.InjectConfidence, &g.Judged.SuggestConfidence
+	}
+	return w
 }
 
 type whyCandidate struct {
@@ -132,7 +137,7 @@ func (w *world) why(prompt string, top int, session string) (*whyReport, error) 
 	if err != nil {
 		return nil, err
 	}
-	rep.Gates = gatesOf(g)
+	rep.Gates = gatesOf(g, rep.Model)
 	r := ndjson.NewReader(bytes.NewReader(sels), "ski-select", 1<<24)
 	err = r.Each(func(line []byte) error {
 		var s record.Selection
@@ -154,8 +159,12 @@ func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error
 		l.add("ranked:  %q (intent %s)", rep.Text, orDash(rep.Intent))
 		l.add("model:   %s, host %s, index %s", rep.Model, rep.Host, rep.Index)
 		g := rep.Gates
-		l.add("gates:   judged: inject_confidence %.3f, suggest_confidence %.3f; unjudged: min_similarity %.3f, inject_similarity %.3f, score_margin %.3f; max_skills %d, max_suggestions %d",
-			g.InjectConfidence, g.SuggestConfidence, g.MinSimilarity, g.InjectSimilarity, g.ScoreMargin, g.MaxSkills, g.MaxSuggestions)
+		if g.InjectConfidence != nil {
+			l.add("judge:   inject_confidence %.2f, suggest_confidence %.2f (the best %d candidates; the others by score)",
+				*g.InjectConfidence, *g.SuggestConfidence, judge.Judged)
+		}
+		l.add("gates:   min_similarity %.3f, inject_similarity %.3f, score_margin %.3f, max_skills %d, max_suggestions %d",
+			g.MinSimilarity, g.InjectSimilarity, g.ScoreMargin, g.MaxSkills, g.MaxSuggestions)
 	}
 	l.add("")
 	if len(rep.Candidates) == 0 {

@@ -26,15 +26,14 @@ type Settings struct {
 	Force  []string // skill ids or names injected on any keyword hit
 }
 
-// Judged are the gate values for candidates with a judge's confidence: the
-// floors of the two bands on the confidence, and the score floors and
-// margin a user set (by default none: the judge has read the score).
+// Judged are the gate values for candidates with a judge's confidence.
 type Judged struct {
-	InjectConfidence  float64
-	SuggestConfidence float64
-	MinSimilarity     float64
-	InjectSimilarity  float64
-	ScoreMargin       float64 // math.Inf(1): none
+	InjectConfidence  float64 // the floor of the injection band
+	SuggestConfidence float64 // the floor of the suggestion band
+	// Off reads every candidate by its score: the user set score
+	// thresholds of their own (min_similarity, inject_similarity or
+	// score_margin), and those win.
+	Off bool
 }
 
 // Sessions look up what a session already has.
@@ -158,15 +157,15 @@ const (
 
 // BandOf places a candidate in a band by its confidence or score and the
 // settings, and says why. It is the one place where either meets the
-// thresholds. With the judge's confidence, suggest_confidence is the floor
-// of the suggestion band and inject_confidence of the injection band; a
-// score floor or margin the user set still applies. Without,
-// min_similarity is the floor of the suggestion band, inject_similarity
-// the floor of the injection band, and a candidate more than score_margin
-// below the query's best is silent whatever its score.
+// thresholds. With the judge's confidence (and no score thresholds of the
+// user's), suggest_confidence is the floor of the suggestion band and
+// inject_confidence of the injection band. Otherwise min_similarity is the
+// floor of the suggestion band, inject_similarity the floor of the
+// injection band, and a candidate more than score_margin below the query's
+// best is silent whatever its score.
 func BandOf(c record.Candidate, s Settings) (Band, string) {
-	if c.Confidence != nil {
-		return judgedBand(c, *c.Confidence, s.Judged)
+	if c.Confidence != nil && !s.Judged.Off {
+		return judgedBand(*c.Confidence, s.Judged)
 	}
 	switch {
 	case c.Score < s.MinSimilarity:
@@ -179,18 +178,12 @@ func BandOf(c record.Candidate, s Settings) (Band, string) {
 	return BandInject, fmt.Sprintf("score %.3f at or above inject_similarity %.3f", c.Score, s.InjectSimilarity)
 }
 
-func judgedBand(c record.Candidate, conf float64, j Judged) (Band, string) {
+func judgedBand(conf float64, j Judged) (Band, string) {
 	switch {
-	case c.Score < j.MinSimilarity:
-		return BandSilent, fmt.Sprintf("score %.3f below min_similarity %.3f", c.Score, j.MinSimilarity)
-	case c.Score < c.TopScore-j.ScoreMargin:
-		return BandSilent, fmt.Sprintf("score %.3f more than score_margin %.3f below the top %.3f", c.Score, j.ScoreMargin, c.TopScore)
 	case conf < j.SuggestConfidence:
 		return BandSilent, fmt.Sprintf("judge %.3f below suggest_confidence %.3f", conf, j.SuggestConfidence)
 	case conf < j.InjectConfidence:
 		return BandSuggest, fmt.Sprintf("judge %.3f below inject_confidence %.3f", conf, j.InjectConfidence)
-	case c.Score < j.InjectSimilarity:
-		return BandSuggest, fmt.Sprintf("judge %.3f, but score %.3f below inject_similarity %.3f", conf, c.Score, j.InjectSimilarity)
 	}
 	return BandInject, fmt.Sprintf("judge %.3f at or above inject_confidence %.3f", conf, j.InjectConfidence)
 }

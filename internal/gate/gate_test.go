@@ -3,7 +3,6 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"strings"
 	"testing"
 
@@ -237,11 +236,13 @@ func TestSuggestionCapIsItsOwn(t *testing.T) {
 	}
 }
 
-// With the judge's confidence the bands read it, not the score: the
-// score's own floors and margin stay out unless the user set them.
+// With the judge's confidence the bands read it, not the score, unless
+// the user set score thresholds of their own.
 func TestJudgedBands(t *testing.T) {
-	judged := Judged{InjectConfidence: 0.6, SuggestConfidence: 0.4, ScoreMargin: math.Inf(1)}
-	set := Settings{MinSimilarity: 0.7, InjectSimilarity: 0.8, ScoreMargin: 0.01, Judged: judged}
+	set := Settings{MinSimilarity: 0.7, InjectSimilarity: 0.8, ScoreMargin: 0.01,
+		Judged: Judged{InjectConfidence: 0.6, SuggestConfidence: 0.4}}
+	off := set
+	off.Judged.Off = true
 	withConf := func(score, top, conf float64) record.Candidate {
 		return cand("a", score, func(c *record.Candidate) { c.TopScore, c.Confidence = top, &conf })
 	}
@@ -254,9 +255,9 @@ func TestJudgedBands(t *testing.T) {
 		{0.5, 0.9, 0.4, set, BandSuggest}, // far below the top and every score floor: the judge decides
 		{0.5, 0.9, 0.599, set, BandSuggest},
 		{0.5, 0.9, 0.6, set, BandInject},
-		{0.5, 0.9, 0.99, withFloors(set, 0.55, 0, math.Inf(1)), BandSilent},  // below the user's min_similarity
-		{0.5, 0.9, 0.99, withFloors(set, 0, 0.55, math.Inf(1)), BandSuggest}, // below the user's inject_similarity
-		{0.5, 0.9, 0.99, withFloors(set, 0, 0, 0.3), BandSilent},             // further below the top than the user's score_margin
+		{0.75, 0.75, 0.99, off, BandSuggest}, // the user's score thresholds win
+		{0.5, 0.9, 0.99, off, BandSilent},
+		{0.85, 0.85, 0.01, off, BandInject},
 	} {
 		band, why := BandOf(withConf(tt.score, tt.top, tt.conf), tt.set)
 		if band != tt.want || why == "" {
@@ -268,9 +269,4 @@ func TestJudgedBands(t *testing.T) {
 	if band, _ := BandOf(cand("b", 0.75, func(c *record.Candidate) { c.TopScore = 0.75 }), set); band != BandSuggest {
 		t.Errorf("unjudged candidate: %s, want %s", band, BandSuggest)
 	}
-}
-
-func withFloors(s Settings, minSim, injectSim, margin float64) Settings {
-	s.Judged.MinSimilarity, s.Judged.InjectSimilarity, s.Judged.ScoreMargin = minSim, injectSim, margin
-	return s
 }

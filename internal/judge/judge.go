@@ -29,8 +29,14 @@ type Background struct {
 	Q90 float64 `json:"q90"`
 }
 
+// MinSpread is the least distance between a valid background's quantiles:
+// a catalog that gives nearly every generic prompt the same best score (a
+// handful of skills sharing no words with them) has nothing to scale by,
+// and its scores are read as they are.
+const MinSpread = 0.01
+
 // Valid reports whether the background can scale a score.
-func (b Background) Valid() bool { return b.Q90 > b.Q50 }
+func (b Background) Valid() bool { return b.Q90-b.Q50 >= MinSpread }
 
 //go:embed background.txt
 var backgroundText string
@@ -153,11 +159,15 @@ func (m *Model) Confidences(cands []Input, bg Background) []float64 {
 	return out
 }
 
+// MaxZ bounds each standardised feature: a value further out than any the
+// judge was fitted on counts as the furthest it knows.
+const MaxZ = 4
+
 // Predict is the model's probability for one feature vector.
 func (m *Model) Predict(f []float64) float64 {
 	z := m.Bias
 	for j, x := range f {
-		z += m.Weights[j] * (x - m.Mean[j]) / m.Std[j]
+		z += m.Weights[j] * max(-MaxZ, min(MaxZ, (x-m.Mean[j])/m.Std[j]))
 	}
 	return 1 / (1 + math.Exp(-z))
 }

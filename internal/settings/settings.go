@@ -3,8 +3,6 @@
 package settings
 
 import (
-	"math"
-
 	"github.com/skill-inject/ski/internal/config"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/gate"
@@ -52,9 +50,7 @@ func (r *Resolver) Gate(model, cwd string) (gate.Settings, error) {
 		Judged: gate.Judged{
 			InjectConfidence:  config.Float(c.InjectConfidence, m.InjectConfidence),
 			SuggestConfidence: config.Float(c.SuggestConfidence, m.SuggestConfidence),
-			MinSimilarity:     config.Float(c.MinSimilarity, 0),
-			InjectSimilarity:  config.Float(c.InjectSimilarity, 0),
-			ScoreMargin:       config.Float(c.ScoreMargin, math.Inf(1)),
+			Off:               c.MinSimilarity != nil || c.InjectSimilarity != nil || c.ScoreMargin != nil,
 		},
 		Deny:  c.Deny,
 		Force: c.Force,
