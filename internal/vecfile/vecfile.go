@@ -379,7 +379,7 @@ func readFile(path string, upto part, rc RecordCodec) (*Index, error) {
 	case headerOnly:
 		data, err = readPrefix(f)
 	case ranking, verified:
-		data, err = mapFile(f)
+		data, err = mapFile(f, upto == verified)
 	default:
 		var b []byte
 		b, err = io.ReadAll(f)
