@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -94,14 +95,49 @@ func TestInvertedRejectsDamage(t *testing.T) {
 			t.Errorf("%d bytes: no error", len(bad))
 		}
 	}
-	// Every single-byte change either fails cleanly or still decodes; none panics.
+	// Every single-byte change is found: by decoding, or by the lookup of
+	// a term whose postings it hit. None panics.
+	good := mustInverted(t, testDocs())
+	var terms Query
+	good.Walk(func(term string, _, _ int) {
+		if len(terms) == 0 || terms[len(terms)-1] != term {
+			terms = append(terms, term)
+		}
+	})
 	for i := range data {
 		bad := append([]byte{}, data...)
 		bad[i] ^= 0xff
 		var v Inverted
-		if v.UnmarshalBinary(bad) == nil {
-			v.AddScores(NewQuery("helm kubernetes incident"), 1, make([]float64, v.Len()))
-			v.Documents()
+		if v.UnmarshalBinary(bad) != nil {
+			continue
 		}
+		v.Documents()
+		if v.AddScores(terms, 1, make([]float64, v.Len())) == nil {
+			t.Errorf("byte %d of %d changed: not found", i, len(data))
+		}
+	}
+}
+
+// A lookup reads the postings of one term and checks only them.
+func TestDocumentsOf(t *testing.T) {
+	v := mustInverted(t, []map[string]int{{"helm": 1}, {"kube": 2}, {"helm": 3, "kube": 1}})
+	if docs, err := v.DocumentsOf("helm"); err != nil || !reflect.DeepEqual(docs, []int{0, 2}) {
+		t.Fatalf("helm: %v, %v", docs, err)
+	}
+	if docs, err := v.DocumentsOf("absent"); err != nil || docs != nil {
+		t.Fatalf("absent: %v, %v", docs, err)
+	}
+	data, _ := v.MarshalBinary()
+	bad := append([]byte{}, data...)
+	bad[len(bad)-1] ^= 1 // the last posting: kube's
+	var w Inverted
+	if err := w.UnmarshalBinary(bad); err != nil {
+		t.Fatalf("postings are not checked by decoding: %v", err)
+	}
+	if _, err := w.DocumentsOf("helm"); err != nil {
+		t.Fatalf("helm's postings are whole: %v", err)
+	}
+	if _, err := w.DocumentsOf("kube"); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("kube's damaged postings: %v", err)
 	}
 }

@@ -102,7 +102,15 @@ func check(path, model string, so scan.Options, verify bool, warn func(string)) 
 	if h.Model != model || lacksBackground(h) {
 		return Stale, ""
 	}
-	stamp, err := scan.Stamp(so)
+	// The listings of the last walk spare listing the folders that did not
+	// change (most of a walk's time); they are kept beside the index.
+	listings := scan.LoadListings(ListingsPath(path))
+	stamp, err := scan.StampWith(so, listings)
+	if err == nil {
+		if err := listings.Save(ListingsPath(path)); err != nil {
+			warn(err.Error())
+		}
+	}
 	if err != nil || stamp != h.Stamp {
 		return Stale, stamp
 	}
@@ -116,6 +124,10 @@ func lacksBackground(h vecfile.Header) bool {
 	j, err := judge.For(h.Model)
 	return err == nil && j != nil && h.Background == nil
 }
+
+// ListingsPath is where the checks of the index at path keep the listings
+// of the skill folders they walked (scan.Listings).
+func ListingsPath(path string) string { return path + ".dirs" }
 
 // SetAside moves a damaged index out of the way.
 func SetAside(path string, why error, warn func(string)) {

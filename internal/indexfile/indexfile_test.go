@@ -52,7 +52,7 @@ func TestRoundTrip(t *testing.T) {
 	if bytes.Contains(data, []byte("Write blameless postmortems.")) {
 		t.Error("the records are not compressed")
 	}
-	if r, err := vecfile.ReadRanking(path); err != nil || len(r.Entries) != 2 {
+	if r, err := vecfile.ReadRanking(path); err != nil || r.Len() != 2 {
 		t.Errorf("ReadRanking: %v", err)
 	}
 }

@@ -6,6 +6,7 @@
 package mention
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/skill-inject/ski/internal/lazyre"
@@ -27,8 +28,34 @@ type Found struct {
 	How  string
 }
 
-// Names is the set of names skills can be mentioned by, each as Key.
+// Known is the names skills can be mentioned by, each as Key.
+type Known interface {
+	Has(name string) bool
+}
+
+// Names is a set of names skills can be mentioned by, each as Key.
 type Names map[string]bool
+
+// Has reports whether name is in the set.
+func (n Names) Has(name string) bool { return n[name] }
+
+// SkillNames returns the names, as Key, a skill can be mentioned by: its
+// name, its invoke name and the last segment of its id, each once.
+func SkillNames(name, invoke, id string) []string {
+	if i := strings.LastIndexByte(id, '/'); i >= 0 {
+		id = id[i+1:]
+	}
+	var keys []string
+	for _, n := range [3]string{name, invoke, id} {
+		if n == "" {
+			continue
+		}
+		if k := Key(n); !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
 
 // Key is the form names are matched in: lower case, "_" read as "-", so
 // "$My_Skill" finds my-skill.
@@ -53,12 +80,12 @@ func Prepare() {
 
 // Find returns the mentions of known names in p, at most one per name, the
 // strongest kind first when a name is mentioned twice.
-func Find(p string, known Names) []Found {
+func Find(p string, known Known) []Found {
 	var out []Found
 	seen := map[string]bool{}
 	add := func(name, how string) {
 		name = Key(name)
-		if known[name] && !seen[name] {
+		if !seen[name] && known.Has(name) {
 			seen[name] = true
 			out = append(out, Found{Name: name, How: how})
 		}

@@ -152,6 +152,7 @@ type Catalog struct {
 	text     *bm25.Inverted // idx.TextField()
 	model    embed.Model
 	keywords [][]string   // each entry's keywords, aliases and tags, lower case (nil when none has any)
+	err      error        // the first damage found decoding entries
 	judge    *judge.Model // nil: no judge for the model, or no background in the index
 }
 
@@ -165,13 +166,14 @@ func NewCatalog(idx *vecfile.Index) *Catalog {
 		// cannot come from the index, so the scores are used instead.
 		c.judge, _ = judge.For(idx.Header.Model)
 	}
-	for i, e := range idx.Entries {
-		s := e.Skill
-		if len(s.Keywords)+len(s.Aliases)+len(s.Tags) == 0 {
-			continue
+	for _, i := range idx.Keyworded() {
+		s, err := idx.Skill(i)
+		if err != nil {
+			c.err = err
+			return c
 		}
 		if c.keywords == nil {
-			c.keywords = make([][]string, len(idx.Entries))
+			c.keywords = make([][]string, idx.Len())
 		}
 		var words []string
 		for _, k := range uniq(append(append(append([]string{}, s.Keywords...), s.Aliases...), s.Tags...)...) {
@@ -184,41 +186,49 @@ func NewCatalog(idx *vecfile.Index) *Catalog {
 	return c
 }
 
-// namesIn returns the names skills can be mentioned by (as mention.Key)
-// that occur in key (the prompt as mention.Key), and the entries each
-// names: a mention's name is always in the prompt's text, so with
-// thousands of skills only a few names are ever looked at further.
-func (c *Catalog) namesIn(key string) (mention.Names, map[string][]int) {
-	names, byName := mention.Names{}, map[string][]int{}
-	for i, e := range c.idx.Entries {
-		s := e.Skill
-		last := lastSegment(s.ID)
-		for j, n := range [3]string{s.Name, s.Invoke, last} {
-			if n == "" || j > 0 && n == s.Name || j == 2 && n == s.Invoke {
-				continue
-			}
-			if n = mention.Key(n); strings.Contains(key, n) {
-				names[n] = true
-				byName[n] = append(byName[n], i)
-			}
-		}
+// names are the names skills can be mentioned by, looked up in the
+// index; the first damage found is kept in err.
+type names struct {
+	idx *vecfile.Index
+	err error
+}
+
+// Has reports whether some skill can be mentioned by name.
+func (n *names) Has(name string) bool {
+	got, err := n.idx.Mentioned(name)
+	if err != nil && n.err == nil {
+		n.err = err
 	}
-	return names, byName
+	return len(got) > 0
+}
+
+// skill returns entry i's skill, keeping the first damage found in c.err.
+func (c *Catalog) skill(i int) record.Skill {
+	s, err := c.idx.Skill(i)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return s
 }
 
 // fieldScores is weight × each entry's BM25 score in field for terms, or
 // nil when the weight is 0 or the field does not cover the n entries.
-func fieldScores(field *bm25.Inverted, terms bm25.Query, weight float64, n int) []float64 {
+func fieldScores(field *bm25.Inverted, terms bm25.Query, weight float64, n int) ([]float64, error) {
 	if weight == 0 || len(terms) == 0 || field == nil || field.Len() != n {
-		return nil
+		return nil, nil
 	}
 	scores := make([]float64, n)
-	field.AddScores(terms, weight, scores)
-	return scores
+	if err := field.AddScores(terms, weight, scores); err != nil {
+		return nil, fmt.Errorf("%w: %v", vecfile.ErrCorrupt, err)
+	}
+	return scores, nil
 }
 
 // Rank scores every skill against q, best first, ties broken by id.
 func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
 	h := c.idx.Header
 	if q.Model != "" && q.Model != h.Model {
 		return nil, fmt.Errorf("query embedded with %q but the index holds %q vectors", q.Model, h.Model)
@@ -248,15 +258,24 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	if lexWeight != 0 || bodyWeight != 0 {
 		terms = bm25.NewQuery(reading.Text)
 	}
-	text := fieldScores(c.text, terms, lexWeight, len(c.idx.Entries))
-	body := fieldScores(c.idx.Body, terms, bodyWeight, len(c.idx.Entries))
+	n := c.idx.Len()
+	text, err := fieldScores(c.text, terms, lexWeight, n)
+	if err != nil {
+		return nil, err
+	}
+	body, err := fieldScores(c.idx.Body, terms, bodyWeight, n)
+	if err != nil {
+		return nil, err
+	}
 	boostIntent := c.model.IntentBoost
 	if o.IntentBoost != nil {
 		boostIntent = *o.IntentBoost
 	}
 	var near []float64
 	if boostIntent != 0 {
-		near = c.intentBoosts(kind, boostIntent)
+		if near, err = c.intentBoosts(kind, boostIntent); err != nil {
+			return nil, err
+		}
 	}
 	penalty := 0.0
 	if kind == intent.SmallEdit {
@@ -267,24 +286,29 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	}
 	low := strings.ToLower(q.Prompt)
 	mentioned := map[int]string{}
-	names, byName := c.namesIn(mention.Key(q.Prompt))
-	for _, m := range mention.Find(q.Prompt, names) {
-		for _, i := range byName[m.Name] {
+	known := &names{idx: c.idx}
+	for _, m := range mention.Find(q.Prompt, known) {
+		byName, _ := c.idx.Mentioned(m.Name) // found by Has: no error
+		for _, i := range byName {
 			if _, dup := mentioned[i]; !dup {
 				mentioned[i] = m.How
 			}
 		}
 	}
+	if known.err != nil {
+		return nil, known.err
+	}
 	// Score every skill with numbers only; records (and the reasons they
 	// carry) are made for the few that are kept: with thousands of skills
 	// the records, not the arithmetic, took the time.
-	n := len(c.idx.Entries)
 	cos := make([]float64, n)
+	if err := c.idx.Cosines(q.Vector, cos); err != nil {
+		return nil, err
+	}
 	hits := make([]int, n)
 	scores := make([]float64, n)
 	top := 0.0
-	for i := range c.idx.Entries {
-		cos[i] = c.idx.Cosine(i, q.Vector)
+	for i := range n {
 		lex := 0.0
 		if text != nil && text[i] > 0 {
 			lex += text[i]
@@ -317,8 +341,9 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	}
 	var out []record.Candidate
 	var inputs []judge.Input
-	for _, i := range c.keep(scores, mentioned, o.Top) {
-		cd := c.candidate(q, c.idx.Entries[i].Skill)
+	kept := c.keep(scores, mentioned, o.Top)
+	for _, i := range kept {
+		cd := c.candidate(q, c.skill(i))
 		cd.Cosine = round(cos[i])
 		cd.Why = []string{fmt.Sprintf("cosine %.3f", cos[i])}
 		lex := 0.0
@@ -375,6 +400,9 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 			}
 		}
 	}
+	if c.err != nil {
+		return nil, c.err
+	}
 	return out, nil
 }
 
@@ -394,7 +422,7 @@ func (c *Catalog) keep(scores []float64, mentioned map[int]string, top int) []in
 		if scores[a] != scores[b] {
 			return scores[a] > scores[b]
 		}
-		return c.idx.Entries[a].Skill.ID < c.idx.Entries[b].Skill.ID
+		return c.skill(a).ID < c.skill(b).ID
 	}
 	// The best top entries of positive score, kept in a small sorted list:
 	// thousands of skills are looked at once each, not sorted.
@@ -453,15 +481,17 @@ func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode
 // skill's cosine to the intent's concept vector stands above the mean plus
 // two standard deviations of all skills' cosines; nil when the index holds
 // no concept for kind.
-func (c *Catalog) intentBoosts(kind intent.Kind, weight float64) []float64 {
+func (c *Catalog) intentBoosts(kind intent.Kind, weight float64) ([]float64, error) {
 	concept := c.idx.Header.Intents[string(kind)].Vector
-	if kind == intent.None || len(concept) != c.idx.Header.Dim || len(c.idx.Entries) < 2 {
-		return nil
+	if kind == intent.None || len(concept) != c.idx.Header.Dim || c.idx.Len() < 2 {
+		return nil, nil
 	}
-	cos := make([]float64, len(c.idx.Entries))
+	cos := make([]float64, c.idx.Len())
+	if err := c.idx.Cosines(concept, cos); err != nil {
+		return nil, err
+	}
 	sum, sq := 0.0, 0.0
-	for i := range c.idx.Entries {
-		cos[i] = c.idx.Cosine(i, concept)
+	for i := range cos {
 		sum += cos[i]
 		sq += cos[i] * cos[i]
 	}
@@ -471,7 +501,7 @@ func (c *Catalog) intentBoosts(kind intent.Kind, weight float64) []float64 {
 	for i, x := range cos {
 		cos[i] = weight * max(0, x-floor)
 	}
-	return cos
+	return cos, nil
 }
 
 func (c *Catalog) candidate(q Query, s record.Skill) record.Candidate {
@@ -489,13 +519,6 @@ func round(x float64) float64 {
 		return -float64(int64(-x*p+0.5)) / p
 	}
 	return float64(int64(x*p+0.5)) / p
-}
-
-func lastSegment(id string) string {
-	if i := strings.LastIndexByte(id, '/'); i >= 0 {
-		return id[i+1:]
-	}
-	return id
 }
 
 func uniq(xs ...string) []string {

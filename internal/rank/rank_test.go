@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -321,6 +322,35 @@ func TestQueryReading(t *testing.T) {
 	} {
 		if _, err := run(bad); err == nil {
 			t.Errorf("%v: no error", bad)
+		}
+	}
+}
+
+// BenchmarkRankFile reads the index at SKI_BENCH_INDEX and ranks the query
+// record at SKI_BENCH_QUERY, as one ski-rank run does:
+//
+//	SKI_BENCH_INDEX=... SKI_BENCH_QUERY=... go test ./internal/rank -run '^$' -bench RankFile
+func BenchmarkRankFile(b *testing.B) {
+	path, query := os.Getenv("SKI_BENCH_INDEX"), os.Getenv("SKI_BENCH_QUERY")
+	if path == "" || query == "" {
+		b.Skip("SKI_BENCH_INDEX and SKI_BENCH_QUERY are not set")
+	}
+	line, err := os.ReadFile(query)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q, err := parseQuery(bytes.TrimSpace(line))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		idx, err := vecfile.ReadRanking(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := NewCatalog(idx).Rank(q, Options{Top: 10}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

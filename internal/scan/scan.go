@@ -71,7 +71,7 @@ func Scan(o Options) (Result, error) {
 			}
 			continue
 		}
-		hits, problems := walk(r.Path, o.MaxDepth)
+		hits, problems := walk(r.Path, o.MaxDepth, nil)
 		for _, p := range problems {
 			addErr(rank, record.ScanError{Path: p.path, Root: r.Path, ID: sourceID(r, p.id, ids), Reason: p.reason})
 		}

@@ -461,7 +461,7 @@ func TestWalkBounded(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "good", "SKILL.md"), []byte("---\nname: good\ndescription: a good skill\n---\n"), 0o644)
 	os.Symlink("/", filepath.Join(root, "everything"))
 	os.Symlink("/proc", filepath.Join(root, "proc"))
-	hits, problems := walk(root, DefaultMaxDepth)
+	hits, problems := walk(root, DefaultMaxDepth, nil)
 	if len(hits) != 1 || hits[0].id != "good" {
 		t.Fatalf("hits %+v", hits)
 	}
@@ -479,7 +479,7 @@ func TestWalkBounded(t *testing.T) {
 			os.WriteFile(filepath.Join(d, fmt.Sprintf("f%04d", j)), nil, 0o644)
 		}
 	}
-	_, problems = walk(wide, DefaultMaxDepth)
+	_, problems = walk(wide, DefaultMaxDepth, nil)
 	if len(problems) != 1 || !strings.Contains(problems[0].reason, "walk stopped after 500 entries") {
 		t.Fatalf("problems %+v", problems)
 	}

@@ -13,7 +13,12 @@ import (
 // someone resetting both the modification and the change time), so an index
 // built from a scan with that stamp is still current. It costs a directory
 // walk and a stat per skill, a fraction of a scan.
-func Stamp(o Options) (string, error) {
+func Stamp(o Options) (string, error) { return StampWith(o, nil) }
+
+// StampWith is Stamp, listing again only the directories that changed
+// since the walk l remembers (nil: all of them); l then remembers this
+// walk (Listings.Save keeps it for the next process).
+func StampWith(o Options, l *Listings) (string, error) {
 	o, err := o.normalize()
 	if err != nil {
 		return "", err
@@ -26,7 +31,7 @@ func Stamp(o Options) (string, error) {
 		if !isDir(r.Path) {
 			continue
 		}
-		hits, problems := walk(r.Path, o.MaxDepth)
+		hits, problems := walk(r.Path, o.MaxDepth, l)
 		for _, p := range problems {
 			fmt.Fprintf(h, "problem %s\x00%s\n", p.path, p.reason)
 		}

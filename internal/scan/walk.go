@@ -44,12 +44,15 @@ type walker struct {
 	maxDepth int
 	entries  int
 	visited  map[string]bool
+	listings *Listings // nil: every directory is listed
 	hits     []hit
 	problems []problem
 }
 
-func walk(root string, maxDepth int) ([]hit, []problem) {
-	w := &walker{root: root, maxDepth: maxDepth, visited: map[string]bool{}}
+// walk walks root, taking unchanged directories' entries from l (nil:
+// listing every directory).
+func walk(root string, maxDepth int, l *Listings) ([]hit, []problem) {
+	w := &walker{root: root, maxDepth: maxDepth, visited: map[string]bool{}, listings: l}
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		real = root
@@ -92,9 +95,9 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 	}
 	w.visited[real] = true
 
-	entries, err := os.ReadDir(dir)
+	entries, err := w.listings.list(dir)
 	if err != nil {
-		// ReadDir may return the entries it read before failing.
+		// A listing may hold the entries read before it failed.
 		w.problems = append(w.problems, problem{id: w.id(rel), path: dir, reason: fmt.Sprintf("unreadable directory: %v", unwrapPath(err))})
 	}
 	for _, e := range entries {
@@ -105,7 +108,7 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 			}
 			return
 		}
-		name := e.Name()
+		name := e.name
 		p := filepath.Join(dir, name)
 		if name == skill.FileName {
 			w.hits = append(w.hits, hit{id: w.id(rel), path: p})
@@ -114,8 +117,8 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 		if depth >= w.maxDepth || skipDir(name) {
 			continue
 		}
-		isDir, sub := e.IsDir(), filepath.Join(real, name)
-		if e.Type()&fs.ModeSymlink != 0 {
+		isDir, sub := e.kind == kindDir, filepath.Join(real, name)
+		if e.kind == kindLink {
 			st, err := os.Stat(p)
 			isDir = err == nil && st.IsDir()
 			resolved, err := filepath.EvalSymlinks(p)

@@ -18,7 +18,13 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		decode(string(data), headerOnly, nil)
-		decode(string(data), ranking, nil)
+		if idx, err := decode(string(data), ranking, nil); err == nil {
+			for i := range idx.Len() {
+				idx.Skill(i)
+			}
+			idx.Mentioned("b")
+			idx.Keyworded()
+		}
 		idx, err := decode(string(data), whole, plain{})
 		if err != nil {
 			return

@@ -8,7 +8,7 @@ import (
 )
 
 // mapFile reads f whole where mapping it is not supported.
-func mapFile(f *os.File) (string, error) {
+func mapFile(f *os.File, _ bool) (string, error) {
 	b, err := io.ReadAll(f)
 	return string(b), err
 }

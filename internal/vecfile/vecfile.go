@@ -2,22 +2,27 @@
 // file holding each skill's record, vector and BM25 terms.
 //
 // Layout (fixed-size numbers little-endian; n is a uvarint; a string is n
-// and its bytes, a list is n strings):
+// and its bytes, a list is n strings; every checksum is a CRC-32C):
 //
 //	magic    "SKIVEC\n"
 //	version  uint16
-//	header   uint32 length + uint32 CRC-32 of the header + JSON Header
-//	table    uint32 length + uint32 CRC-32 (IEEE) of the table + the table:
-//	           count × { id, name, invoke, path, dir,
-//	                     keywords, aliases, tags, affinity (lists),
-//	                     byte flags (1 disable_model_invocation, 2 auto_inject,
-//	                     4 not user_invocable, 8 invoke is the name (stored
-//	                     empty), 16 dir is the path's folder (stored empty)) }
-//	           count × Dim × binary16: the vectors (package quant)
-//	           n × { intent kind, concept text, Dim × float32 vector }
-//	           text  n + bm25.Inverted of the skills' text terms
-//	           body  n + bm25.Inverted of the skills' whole bodies
-//	records  uint32 length + uint32 CRC-32 of the records + the records,
+//	header   uint32 length + uint32 checksum + JSON Header
+//	table    eight sections, each uint32 length + uint32 checksum + bytes:
+//	  entry index  count × { uint32 end of the entry in the entries,
+//	                         uint32 checksum of the entry }
+//	  entries      count × { id, name, invoke, path, dir,
+//	                         keywords, aliases, tags, affinity (lists),
+//	                         byte flags (1 disable_model_invocation, 2 auto_inject,
+//	                         4 not user_invocable, 8 invoke is the name (stored
+//	                         empty), 16 dir is the path's folder (stored empty)) }
+//	  vectors      count × Dim × binary16 (package quant)
+//	  intents      n × { intent kind, concept text, Dim × float32 vector }
+//	  keyworded    n + n × n: the entries with keywords, aliases or tags,
+//	               each less the one before
+//	  names        bm25.Inverted: each entry's names (mention.SkillNames)
+//	  text         bm25.Inverted of the skills' text terms
+//	  body         bm25.Inverted of the skills' whole bodies
+//	records  uint32 length + uint32 checksum + the records,
 //	         count × { uint32 length + JSON record.Skill } compressed by
 //	         a RecordCodec (package indexfile's: one zstd frame)
 //
@@ -46,7 +51,13 @@
 // the file is found, keeps the vectors as half-precision floats in one
 // block after the entries, and
 // stores the BM25 fields' postings as varints: an index of 10,000 skills
-// is about half the size, and ranking reads the vectors in place.
+// is about half the size, and ranking reads the vectors in place. Version
+// 8 splits the table into sections with a checksum each, indexes the
+// entries and keeps the names skills are mentioned by, so that ranking
+// decodes only the entries it keeps and checks only the bytes it reads
+// (the BM25 fields check each term's postings as it is looked up): with
+// 10,000 skills, checking the whole 17 MB table and decoding every entry
+// had cost ~3.5 ms of a ~6 ms ranking.
 package vecfile
 
 import (
@@ -65,12 +76,13 @@ import (
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/judge"
+	"github.com/skill-inject/ski/internal/mention"
 	"github.com/skill-inject/ski/internal/quant"
 	"github.com/skill-inject/ski/internal/record"
 )
 
 // Version is the current file format version.
-const Version = 7
+const Version = 8
 
 const magic = "SKIVEC\n"
 
@@ -117,8 +129,9 @@ type Concept struct {
 	Vector []float32 `json:"vector"`
 }
 
-// Entry is one skill, its vector and the term counts of its text (both
-// nil from ReadRanking, which leaves them in the Index: see Cosine).
+// Entry is one skill, its vector and the term counts of its text (none
+// from ReadRanking, which leaves them in the Index: see Len, Skill and
+// Cosine).
 type Entry struct {
 	Skill  record.Skill
 	Vector []float32
@@ -140,6 +153,101 @@ type Index struct {
 	// The vectors as stored, Dim binary16s each, set by decoding (or
 	// Quantize).
 	quant string
+
+	// Set by ReadRanking, which leaves Entries empty and decodes an entry
+	// when it is asked for (Skill).
+	lazy       bool
+	entryIndex string // the entry index section
+	entries    string // the entries section
+	keyworded  []int
+	names      *bm25.Inverted // also built on first use for an index in memory
+	// The vectors' checksum, checked by Cosines.
+	vectorsSum     uint32
+	vectorsChecked bool
+}
+
+// Len is the number of entries.
+func (idx *Index) Len() int {
+	if idx.lazy {
+		return idx.Header.Count
+	}
+	return len(idx.Entries)
+}
+
+// Skill returns entry i's skill: from ReadRanking, only the fields ranking
+// reads (see ReadRanking), decoded and checked now.
+func (idx *Index) Skill(i int) (record.Skill, error) {
+	if !idx.lazy {
+		return idx.Entries[i].Skill, nil
+	}
+	from := 0
+	if i > 0 {
+		from = int(le32(idx.entryIndex, 8*(i-1)))
+	}
+	to, sum := int(le32(idx.entryIndex, 8*i)), le32(idx.entryIndex, 8*i+4)
+	if from > to || to > len(idx.entries) {
+		return record.Skill{}, fmt.Errorf("%w: entry %d out of range", ErrCorrupt, i)
+	}
+	b := idx.entries[from:to]
+	if checksum(b) != sum {
+		return record.Skill{}, fmt.Errorf("%w: entry %d fails its checksum", ErrCorrupt, i)
+	}
+	c := &cursor{s: b}
+	sk := decodeEntry(c)
+	if c.bad || len(c.s) > 0 {
+		return record.Skill{}, fmt.Errorf("%w: entry %d does not decode", ErrCorrupt, i)
+	}
+	return sk, nil
+}
+
+// Keyworded lists, in order, the entries that have keywords, aliases or
+// tags.
+func (idx *Index) Keyworded() []int {
+	if idx.lazy {
+		return idx.keyworded
+	}
+	return keyworded(idx.Entries)
+}
+
+func keyworded(entries []Entry) []int {
+	var out []int
+	for i, e := range entries {
+		if len(e.Skill.Keywords)+len(e.Skill.Aliases)+len(e.Skill.Tags) > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Mentioned returns, in order, the entries a prompt can mention by name
+// (as mention.Key; see mention.SkillNames); an error when that part of
+// the index is damaged.
+func (idx *Index) Mentioned(name string) ([]int, error) {
+	if idx.names == nil {
+		f, err := namesField(idx.Entries)
+		if err != nil {
+			return nil, err
+		}
+		idx.names = f
+	}
+	docs, err := idx.names.DocumentsOf(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: names: %v", ErrCorrupt, err)
+	}
+	return docs, nil
+}
+
+// namesField is the names section of entries: each entry's names as a
+// document.
+func namesField(entries []Entry) (*bm25.Inverted, error) {
+	var c bm25.Collector
+	for i, e := range entries {
+		c.Document(i)
+		for _, k := range mention.SkillNames(e.Skill.Name, e.Skill.Invoke, e.Skill.ID) {
+			c.Add(i, k, 1)
+		}
+	}
+	return c.Inverted()
 }
 
 // Quantize stores the entries' vectors as a file does, so that Cosine
@@ -161,6 +269,39 @@ func (idx *Index) Cosine(i int, q []float32) float64 {
 	}
 	dim := idx.Header.Dim
 	return quant.Dot(q, idx.quant[2*i*dim:2*(i+1)*dim])
+}
+
+// cosineChunk is how many vectors Cosines checks, then reads, at a time:
+// few enough that the checksum leaves them in the first-level cache for
+// the dot products.
+const cosineChunk = 32
+
+// Cosines sets out[i] to the cosine of entry i's vector and the unit
+// vector q, for every entry. From ReadRanking, it checks the vectors'
+// checksum on the way (the first time), chunk by chunk, so each vector is
+// read from memory once: damaged vectors are an error.
+func (idx *Index) Cosines(q []float32, out []float64) error {
+	if !idx.lazy || idx.vectorsChecked {
+		for i := range out {
+			out[i] = idx.Cosine(i, q)
+		}
+		return nil
+	}
+	var sum uint32
+	size := 2 * idx.Header.Dim
+	for from := 0; from < len(out); from += cosineChunk {
+		to := min(from+cosineChunk, len(out))
+		chunk := idx.quant[from*size : to*size]
+		sum = crc32.Update(sum, castagnoli, unsafe.Slice(unsafe.StringData(chunk), len(chunk)))
+		for i := from; i < to; i++ {
+			out[i] = idx.Cosine(i, q)
+		}
+	}
+	if len(out) != idx.Len() || sum != idx.vectorsSum {
+		return fmt.Errorf("%w: vectors: checksum mismatch", ErrCorrupt)
+	}
+	idx.vectorsChecked = true
+	return nil
 }
 
 // TextField returns the text BM25 field: as decoded, or, for an index
@@ -243,7 +384,7 @@ func readFile(path string, upto part, rc RecordCodec) (*Index, error) {
 	case headerOnly:
 		data, err = readPrefix(f)
 	case ranking, verified:
-		data, err = mapFile(f)
+		data, err = mapFile(f, upto == verified)
 	default:
 		var b []byte
 		b, err = io.ReadAll(f)
@@ -309,11 +450,7 @@ func decode(data string, upto part, rc RecordCodec) (*Index, error) {
 	if upto == headerOnly {
 		return idx, nil
 	}
-	tbl, err := c.checked()
-	if err != nil {
-		return nil, fmt.Errorf("table: %w", err)
-	}
-	if err := decodeTable(tbl, idx); err != nil {
+	if err := decodeTable(c, idx, upto == ranking); err != nil {
 		return nil, fmt.Errorf("table: %w", err)
 	}
 	if upto == ranking {
@@ -356,39 +493,108 @@ func decodeHeader(c *cursor, h *Header) error {
 	return nil
 }
 
-// decodeTable reads the table. Terms and names are substrings of tbl,
-// vectors share one backing array.
-func decodeTable(tbl string, idx *Index) error {
-	c := &cursor{s: tbl}
-	dim := idx.Header.Dim
-	if 2*dim*idx.Header.Count > len(tbl) {
-		return fmt.Errorf("%d vectors of %d dims do not fit in %d bytes", idx.Header.Count, dim, len(tbl))
-	}
-	idx.Entries = make([]Entry, idx.Header.Count)
-	for i := range idx.Entries {
-		e := &idx.Entries[i]
-		sk := &e.Skill
-		sk.ID, sk.Name, sk.Invoke, sk.Path, sk.Dir = c.str(), c.str(), c.str(), c.str(), c.str()
-		sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity = c.list(), c.list(), c.list(), c.list()
-		flags := c.u8()
-		sk.DisableModelInvocation, sk.AutoInject = flags&1 != 0, flags&2 != 0
-		// Set when a skill is not user-invocable, so indexes written before
-		// the flag read as the default, user-invocable.
-		sk.UserInvocable = flags&4 == 0
-		if flags&8 != 0 {
-			sk.Invoke = sk.Name
-		}
-		if flags&16 != 0 {
-			sk.Dir = pathDir(sk.Path)
-		}
+// The table's sections, in order.
+const (
+	secEntryIndex = iota
+	secEntries
+	secVectors
+	secIntents
+	secKeyworded
+	secNames
+	secText
+	secBody
+	sections
+)
+
+var sectionNames = [sections]string{"entry index", "entries", "vectors", "intents", "keyworded", "names", "text field", "body field"}
+
+// decodeTable reads the table's sections from c. Lazily (for ranking) it
+// checks the small sections it reads whole and leaves the entries, each
+// checked when decoded, the vectors, checked by Cosines, and the BM25
+// fields, which check what they read; else it
+// checks every section and decodes every entry. Names, terms and vectors
+// stay substrings of the file.
+func decodeTable(c *cursor, idx *Index, lazy bool) error {
+	var sec [sections]string
+	for i := range sec {
+		n, sum := c.u32(), c.u32()
+		b := c.take(int(n))
 		if c.bad {
-			return fmt.Errorf("entry %d: cut short", i)
+			return fmt.Errorf("%s: %w", sectionNames[i], io.ErrUnexpectedEOF)
+		}
+		partly := i == secEntries || i == secVectors || i >= secNames
+		if (!lazy || !partly) && checksum(b) != sum {
+			return fmt.Errorf("%w: %s: checksum mismatch", ErrCorrupt, sectionNames[i])
+		}
+		if i == secVectors {
+			idx.vectorsSum = sum
+		}
+		sec[i] = b
+	}
+	count, dim := idx.Header.Count, idx.Header.Dim
+	if len(sec[secEntryIndex]) != 8*count {
+		return fmt.Errorf("%w: entry index of %d bytes for %d entries", ErrCorrupt, len(sec[secEntryIndex]), count)
+	}
+	if len(sec[secVectors]) != 2*dim*count {
+		return fmt.Errorf("%w: %d bytes of vectors for %d of %d dims", ErrCorrupt, len(sec[secVectors]), count, dim)
+	}
+	idx.quant = sec[secVectors]
+	idx.entryIndex, idx.entries = sec[secEntryIndex], sec[secEntries]
+	if count > 0 && int(le32(idx.entryIndex, 8*(count-1))) != len(idx.entries) {
+		return fmt.Errorf("%w: the entry index does not end with the entries", ErrCorrupt)
+	}
+	if err := decodeIntents(sec[secIntents], idx); err != nil {
+		return err
+	}
+	var err error
+	if idx.keyworded, err = decodeKeyworded(sec[secKeyworded], count); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		to  **bm25.Inverted
+		sec int
+	}{{&idx.names, secNames}, {&idx.Text, secText}, {&idx.Body, secBody}} {
+		if *f.to, err = field(sec[f.sec], sectionNames[f.sec], count); err != nil {
+			return err
 		}
 	}
-	idx.quant = c.take(2 * dim * len(idx.Entries))
-	if c.bad {
-		return errors.New("vectors: cut short")
+	idx.lazy = true
+	if lazy {
+		return nil
 	}
+	idx.Entries = make([]Entry, count)
+	for i := range idx.Entries {
+		if idx.Entries[i].Skill, err = idx.Skill(i); err != nil {
+			return err
+		}
+	}
+	idx.lazy, idx.entryIndex, idx.entries, idx.keyworded, idx.names, idx.vectorsSum = false, "", "", nil, nil, 0
+	return nil
+}
+
+// decodeEntry reads one entry of the entries section.
+func decodeEntry(c *cursor) record.Skill {
+	var sk record.Skill
+	sk.ID, sk.Name, sk.Invoke, sk.Path, sk.Dir = c.str(), c.str(), c.str(), c.str(), c.str()
+	sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity = c.list(), c.list(), c.list(), c.list()
+	flags := c.u8()
+	sk.DisableModelInvocation, sk.AutoInject = flags&1 != 0, flags&2 != 0
+	// Set when a skill is not user-invocable, so that the default reads
+	// as user-invocable.
+	sk.UserInvocable = flags&4 == 0
+	if flags&8 != 0 {
+		sk.Invoke = sk.Name
+	}
+	if flags&16 != 0 {
+		sk.Dir = pathDir(sk.Path)
+	}
+	return sk
+}
+
+// decodeIntents reads the intents section.
+func decodeIntents(b string, idx *Index) error {
+	c := &cursor{s: b}
+	dim := idx.Header.Dim
 	if n := c.n(); n > len(c.s)/(4*dim) {
 		return fmt.Errorf("intents: %d do not fit in %d bytes", n, len(c.s))
 	} else if n > 0 {
@@ -402,34 +608,48 @@ func decodeTable(tbl string, idx *Index) error {
 			idx.Header.Intents[kind] = Concept{Text: text, Vector: v}
 		}
 	}
-	if c.bad {
-		return errors.New("intents: cut short")
-	}
-	var err error
-	if idx.Text, err = field(c, "text", len(idx.Entries)); err != nil {
-		return err
-	}
-	if idx.Body, err = field(c, "body", len(idx.Entries)); err != nil {
-		return err
-	}
-	if len(c.s) > 0 {
-		return errors.New("trailing data")
+	if c.bad || len(c.s) > 0 {
+		return errors.New("intents: cut short or trailing data")
 	}
 	return nil
 }
 
-// field reads a BM25 field of n documents, in place.
-func field(c *cursor, name string, n int) (*bm25.Inverted, error) {
-	data := c.take(c.n())
-	if c.bad {
-		return nil, fmt.Errorf("%s field: cut short", name)
+// decodeKeyworded reads the keyworded section: increasing entry numbers
+// below count.
+func decodeKeyworded(b string, count int) ([]int, error) {
+	c := &cursor{s: b}
+	n := c.n()
+	var out []int
+	if n > 0 {
+		out = make([]int, 0, n)
 	}
+	prev := -1
+	for range n {
+		d := c.uvarint()
+		if c.bad || d >= uint64(count) || prev+1+int(d) >= count {
+			return nil, fmt.Errorf("%w: keyworded entries out of range", ErrCorrupt)
+		}
+		i := prev + 1 + int(d)
+		if i >= count {
+			return nil, fmt.Errorf("%w: keyworded entries out of range", ErrCorrupt)
+		}
+		out = append(out, i)
+		prev = i
+	}
+	if c.bad || len(c.s) > 0 {
+		return nil, fmt.Errorf("%w: keyworded entries cut short or trailing data", ErrCorrupt)
+	}
+	return out, nil
+}
+
+// field reads a BM25 field of n documents, in place.
+func field(data, name string, n int) (*bm25.Inverted, error) {
 	f, err := bm25.Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s field: %w", name, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, name, err)
 	}
 	if f.Len() != n {
-		return nil, fmt.Errorf("%s field has %d documents for %d entries", name, f.Len(), n)
+		return nil, fmt.Errorf("%w: %s has %d documents for %d entries", ErrCorrupt, name, f.Len(), n)
 	}
 	return f, nil
 }
@@ -515,11 +735,10 @@ func Encode(w io.Writer, idx *Index, rc RecordCodec) error {
 	out := append([]byte(magic), 0, 0)
 	binary.LittleEndian.PutUint16(out[len(magic):], Version)
 	out = appendChecked(out, head)
-	tbl, err := appendTable(nil, idx)
+	out, err = appendTable(out, idx)
 	if err != nil {
 		return err
 	}
-	out = appendChecked(out, tbl)
 	packed, err := rc.Compress(recs)
 	if err != nil {
 		return fmt.Errorf("compress records: %w", err)
@@ -529,65 +748,47 @@ func Encode(w io.Writer, idx *Index, rc RecordCodec) error {
 	return err
 }
 
-// appendTable appends the table of idx: the entries, the intents' concepts,
-// then the text and body fields (their terms sorted, so that equal indexes are equal files).
+// appendTable appends the table of idx: its sections, each checked (the
+// BM25 fields' terms sorted, so that equal indexes are equal files).
 func appendTable(b []byte, idx *Index) ([]byte, error) {
+	var sec [sections][]byte
+	// The entries, and the index of each one's end and checksum.
+	from := 0
+	var ents []byte
 	for _, e := range idx.Entries {
-		sk := e.Skill
-		// An invoke name equal to the name, and a folder that is the
-		// path's own, are flagged rather than stored twice.
-		invoke, dir := sk.Invoke, sk.Dir
-		sameInvoke := invoke == sk.Name
-		sameDir := dir != "" && dir == pathDir(sk.Path)
-		if sameInvoke {
-			invoke = ""
-		}
-		if sameDir {
-			dir = ""
-		}
-		for _, v := range []string{sk.ID, sk.Name, invoke, sk.Path, dir} {
-			b = appendStr(b, v)
-		}
-		for _, l := range [][]string{sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity} {
-			b = binary.AppendUvarint(b, uint64(len(l)))
-			for _, v := range l {
-				b = appendStr(b, v)
-			}
-		}
-		var flags byte
-		if sk.DisableModelInvocation {
-			flags |= 1
-		}
-		if sk.AutoInject {
-			flags |= 2
-		}
-		if !sk.UserInvocable {
-			flags |= 4
-		}
-		if sameInvoke {
-			flags |= 8
-		}
-		if sameDir {
-			flags |= 16
-		}
-		b = append(b, flags)
+		ents = appendEntry(ents, e.Skill)
+		sec[secEntryIndex] = binary.LittleEndian.AppendUint32(sec[secEntryIndex], uint32(len(ents)))
+		sec[secEntryIndex] = binary.LittleEndian.AppendUint32(sec[secEntryIndex], crc32.Checksum(ents[from:], castagnoli))
+		from = len(ents)
 	}
+	sec[secEntries] = ents
 	for _, e := range idx.Entries {
-		b = append(b, quant.Half(e.Vector)...)
+		sec[secVectors] = append(sec[secVectors], quant.Half(e.Vector)...)
 	}
 	kinds := make([]string, 0, len(idx.Header.Intents))
 	for k := range idx.Header.Intents {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	b = binary.AppendUvarint(b, uint64(len(kinds)))
+	sec[secIntents] = binary.AppendUvarint(nil, uint64(len(kinds)))
 	for _, k := range kinds {
 		c := idx.Header.Intents[k]
 		if len(c.Vector) != idx.Header.Dim {
 			return nil, fmt.Errorf("intent %s: vector has %d dims, header says %d", k, len(c.Vector), idx.Header.Dim)
 		}
-		b = appendStr(appendStr(b, k), c.Text)
-		b = embed.AppendVector(b, c.Vector)
+		sec[secIntents] = appendStr(appendStr(sec[secIntents], k), c.Text)
+		sec[secIntents] = embed.AppendVector(sec[secIntents], c.Vector)
+	}
+	kw := keyworded(idx.Entries)
+	sec[secKeyworded] = binary.AppendUvarint(nil, uint64(len(kw)))
+	prev := -1
+	for _, i := range kw {
+		sec[secKeyworded] = binary.AppendUvarint(sec[secKeyworded], uint64(i-prev-1))
+		prev = i
+	}
+	names, err := namesField(idx.Entries)
+	if err != nil {
+		return nil, err
 	}
 	text, err := termsField(idx.Entries)
 	if err != nil {
@@ -602,15 +803,56 @@ func appendTable(b []byte, idx *Index) ([]byte, error) {
 	if body.Len() != len(idx.Entries) {
 		return nil, fmt.Errorf("body field has %d documents for %d entries", body.Len(), len(idx.Entries))
 	}
-	for _, f := range []*bm25.Inverted{text, body} {
-		data, err := f.MarshalBinary()
-		if err != nil {
+	for i, f := range map[int]*bm25.Inverted{secNames: names, secText: text, secBody: body} {
+		if sec[i], err = f.MarshalBinary(); err != nil {
 			return nil, err
 		}
-		b = binary.AppendUvarint(b, uint64(len(data)))
-		b = append(b, data...)
+	}
+	for _, data := range sec {
+		b = appendChecked(b, data)
 	}
 	return b, nil
+}
+
+// appendEntry appends one entry of the entries section.
+func appendEntry(b []byte, sk record.Skill) []byte {
+	// An invoke name equal to the name, and a folder that is the path's
+	// own, are flagged rather than stored twice.
+	invoke, dir := sk.Invoke, sk.Dir
+	sameInvoke := invoke == sk.Name
+	sameDir := dir != "" && dir == pathDir(sk.Path)
+	if sameInvoke {
+		invoke = ""
+	}
+	if sameDir {
+		dir = ""
+	}
+	for _, v := range []string{sk.ID, sk.Name, invoke, sk.Path, dir} {
+		b = appendStr(b, v)
+	}
+	for _, l := range [][]string{sk.Keywords, sk.Aliases, sk.Tags, sk.Affinity} {
+		b = binary.AppendUvarint(b, uint64(len(l)))
+		for _, v := range l {
+			b = appendStr(b, v)
+		}
+	}
+	var flags byte
+	if sk.DisableModelInvocation {
+		flags |= 1
+	}
+	if sk.AutoInject {
+		flags |= 2
+	}
+	if !sk.UserInvocable {
+		flags |= 4
+	}
+	if sameInvoke {
+		flags |= 8
+	}
+	if sameDir {
+		flags |= 16
+	}
+	return append(b, flags)
 }
 
 func appendStr(b []byte, s string) []byte {
@@ -622,10 +864,24 @@ func appendSection(b, data []byte) []byte {
 	return append(binary.LittleEndian.AppendUint32(b, uint32(len(data))), data...)
 }
 
-// appendChecked appends a uint32 length, the CRC-32 of data and data.
+// appendChecked appends a uint32 length, the checksum of data and data.
 func appendChecked(b, data []byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(data)))
-	return append(binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(data)), data...)
+	return append(binary.LittleEndian.AppendUint32(b, crc32.Checksum(data, castagnoli)), data...)
+}
+
+// castagnoli is the CRC-32C table: hardware CRC instructions make it about
+// twice as fast as the IEEE polynomial here.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// checksum is the CRC-32C of s, read in place.
+func checksum(s string) uint32 {
+	return crc32.Checksum(unsafe.Slice(unsafe.StringData(s), len(s)), castagnoli)
+}
+
+// le32 reads the little-endian uint32 at s[at:].
+func le32(s string, at int) uint32 {
+	return uint32(s[at]) | uint32(s[at+1])<<8 | uint32(s[at+2])<<16 | uint32(s[at+3])<<24
 }
 
 // cursor reads a table front to back. Reading past the end, or a count
@@ -697,7 +953,7 @@ func (c *cursor) checked() (string, error) {
 	if c.bad {
 		return "", io.ErrUnexpectedEOF
 	}
-	if crc32.ChecksumIEEE(unsafe.Slice(unsafe.StringData(b), len(b))) != sum {
+	if checksum(b) != sum {
 		return "", fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
 	return b, nil

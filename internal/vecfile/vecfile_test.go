@@ -100,21 +100,30 @@ func TestReadRanking(t *testing.T) {
 	ranked := record.Skill{ID: s.ID, Name: s.Name, Invoke: s.Invoke, Path: s.Path, Dir: s.Dir,
 		Keywords: s.Keywords, Aliases: s.Aliases, Tags: s.Tags, Affinity: s.Affinity,
 		DisableModelInvocation: true, AutoInject: true, UserInvocable: true}
-	if !reflect.DeepEqual(got.Entries[0].Skill, ranked) {
-		t.Errorf("ranking fields:\n got %+v\nwant %+v", got.Entries[0].Skill, ranked)
+	if sk, err := got.Skill(0); err != nil || !reflect.DeepEqual(sk, ranked) {
+		t.Errorf("ranking fields:\n got %+v, %v\nwant %+v", sk, err, ranked)
+	}
+	if got.Len() != 2 || len(got.Entries) != 0 {
+		t.Errorf("%d entries, %d decoded, want 2 and none decoded before they are asked for", got.Len(), len(got.Entries))
+	}
+	if kw := got.Keyworded(); !reflect.DeepEqual(kw, []int{0}) {
+		t.Errorf("keyworded entries %v, want [0]", kw)
+	}
+	for name, want := range map[string][]int{"b": {0}, "p:b": {0}, "c": {1}, "a": nil} {
+		if got, err := got.Mentioned(name); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("mentioned as %q: %v, %v; want %v", name, got, err, want)
+		}
 	}
 	// A skill kept out of the / menu says so.
 	want.Entries[0].Skill.UserInvocable = false
 	if err := Write(path, want, plain{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err = ReadRanking(path); err != nil || got.Entries[0].Skill.UserInvocable {
-		t.Errorf("user_invocable false read back as %+v, %v", got.Entries[0].Skill, err)
+	got, err = ReadRanking(path)
+	if sk, _ := got.Skill(0); err != nil || sk.UserInvocable {
+		t.Errorf("user_invocable false read back as %+v, %v", sk, err)
 	}
-	for i, e := range got.Entries {
-		if e.Vector != nil || e.Terms != nil {
-			t.Errorf("entry %d: vector %v terms %v, want both in the index", i, e.Vector, e.Terms)
-		}
+	for i := range got.Len() {
 		for _, q := range [][]float32{{1, 0, 0}, {0, 0.6, 0.8}} {
 			if d := got.Cosine(i, q) - embed.Dot(q, want.Entries[i].Vector); d > 0.001 || d < -0.001 {
 				t.Errorf("entry %d: cosine off by %v", i, d)
@@ -287,9 +296,68 @@ func TestSharedNamesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range [][3]string{{"b", "/s/b/SKILL.md", "/s/b"}, {"p:c", "/s/c/SKILL.md", "/elsewhere"}} {
-		sk := got.Entries[i].Skill
+		sk, _ := got.Skill(i)
 		if [3]string{sk.Invoke, sk.Path, sk.Dir} != want {
 			t.Errorf("entry %d: invoke %q path %q dir %q, want %q", i, sk.Invoke, sk.Path, sk.Dir, want)
+		}
+	}
+}
+
+// What ReadRanking leaves unchecked is checked as it is read: with each
+// byte of the table flipped in turn, reading the index for ranking, then
+// every vector, entry, name and term, fails somewhere.
+func TestRankingReadFindsEveryFlippedByte(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Encode(&buf, sample(), plain{}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	readAll := func(data string) error {
+		idx, err := decode(data, ranking, nil)
+		if err != nil {
+			return err
+		}
+		if err := idx.Cosines([]float32{1, 0, 0}, make([]float64, idx.Len())); err != nil {
+			return err
+		}
+		for i := range idx.Len() {
+			if _, err := idx.Skill(i); err != nil {
+				return err
+			}
+		}
+		for _, name := range []string{"a", "b", "c"} {
+			if _, err := idx.Mentioned(name); err != nil {
+				return err
+			}
+		}
+		for _, f := range []*bm25.Inverted{idx.Text, idx.Body} {
+			if err := f.AddScores(bm25.Query{"helm", "chart", "c++", "values", "lint"}, 1, make([]float64, idx.Len())); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := readAll(good); err != nil {
+		t.Fatalf("intact index: %v", err)
+	}
+	// The checksums of the sections checked piece by piece are Verify's
+	// to read, not ranking's.
+	unread := map[int]bool{}
+	at := len(magic) + 2 + 8 + int(binary.LittleEndian.Uint32([]byte(good[len(magic)+2:])))
+	head := at
+	for i := range sections {
+		if i == secEntries || i >= secNames {
+			for j := at + 4; j < at+8; j++ {
+				unread[j] = true
+			}
+		}
+		at += 8 + int(binary.LittleEndian.Uint32([]byte(good[at:])))
+	}
+	for i := head; i < at; i++ {
+		b := []byte(good)
+		b[i] ^= 0x10
+		if !unread[i] && readAll(string(b)) == nil {
+			t.Errorf("byte %d of the table flipped: not found", i-head)
 		}
 	}
 }
