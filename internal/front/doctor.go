@@ -17,6 +17,7 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/hostrules"
 	"github.com/skill-inject/ski/internal/install"
+	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/xdg"
 )
@@ -458,8 +459,10 @@ func (w *world) effectiveConfig() []setting {
 	add := func(key, value, def string) { out = append(out, setting{key, value, source(key, def)}) }
 	add("model", model, "default")
 	if g, err := w.res.Gate(model, w.cwd); err == nil {
-		add("inject_confidence", fmt.Sprintf("%.2f", g.Judged.InjectConfidence), perModel)
-		add("suggest_confidence", fmt.Sprintf("%.2f", g.Judged.SuggestConfidence), perModel)
+		if j, err := judge.For(model); err == nil && j != nil {
+			add("inject_confidence", fmt.Sprintf("%.2f", g.Judged.InjectConfidence), perModel)
+			add("suggest_confidence", fmt.Sprintf("%.2f", g.Judged.SuggestConfidence), perModel)
+		}
 		add("min_similarity", fmt.Sprintf("%.3f", g.MinSimilarity), perModel)
 		add("inject_similarity", fmt.Sprintf("%.3f", g.InjectSimilarity), perModel)
 		add("score_margin", fmt.Sprintf("%.3f", g.ScoreMargin), perModel)
