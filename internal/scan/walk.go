@@ -52,10 +52,10 @@ type walker struct {
 // walk walks root, taking unchanged directories' entries from l (nil:
 // listing every directory).
 func walk(root string, maxDepth int, l *Listings) ([]hit, []problem) {
-	w := &walker{root: root, maxDepth: maxDepth, visited: map[string]bool{}, listings: l}
+	w := &walker{root: root, maxDepth: maxDepth, visited: make(map[string]bool, l.size()), listings: l}
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		real = root
+		real = filepath.Clean(root)
 	}
 	w.dir(root, "", 0, real)
 	return w.hits, w.problems
@@ -110,6 +110,9 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 		}
 		name := e.name
 		p := filepath.Join(dir, name)
+		if rel != "" {
+			p = joinName(dir, name)
+		}
 		if name == skill.FileName {
 			w.hits = append(w.hits, hit{id: w.id(rel), path: p})
 			continue
@@ -117,7 +120,7 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 		if depth >= w.maxDepth || skipDir(name) {
 			continue
 		}
-		isDir, sub := e.kind == kindDir, filepath.Join(real, name)
+		isDir, sub := e.kind == kindDir, joinName(real, name)
 		if e.kind == kindLink {
 			st, err := os.Stat(p)
 			isDir = err == nil && st.IsDir()
@@ -136,6 +139,17 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 			w.dir(p, path.Join(rel, name), depth+1, sub)
 		}
 	}
+}
+
+// joinName is filepath.Join(dir, name) for a clean dir and the name of one
+// of its entries (never "", "." or ".." nor holding a slash), without
+// cleaning again what is clean: with 10,000 skill folders, the cleaning
+// took ~8% of a stamp.
+func joinName(dir, name string) string {
+	if strings.HasSuffix(dir, "/") {
+		return dir + name
+	}
+	return dir + "/" + name
 }
 
 func unwrapPath(err error) error {
