@@ -96,6 +96,12 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 	w.visited[real] = true
 
 	entries, err := w.listings.list(dir)
+	// Entries are joined to the folder cleaned (every one below the root
+	// is clean already).
+	clean := dir
+	if rel == "" {
+		clean = filepath.Clean(dir)
+	}
 	if err != nil {
 		// A listing may hold the entries read before it failed.
 		w.problems = append(w.problems, problem{id: w.id(rel), path: dir, reason: fmt.Sprintf("unreadable directory: %v", unwrapPath(err))})
@@ -109,10 +115,7 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 			return
 		}
 		name := e.name
-		p := filepath.Join(dir, name)
-		if rel != "" {
-			p = joinName(dir, name)
-		}
+		p := joinName(clean, name)
 		if name == skill.FileName {
 			w.hits = append(w.hits, hit{id: w.id(rel), path: p})
 			continue
@@ -136,7 +139,11 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 			sub = resolved
 		}
 		if isDir {
-			w.dir(p, path.Join(rel, name), depth+1, sub)
+			subRel := name
+			if rel != "" {
+				subRel = rel + "/" + name
+			}
+			w.dir(p, subRel, depth+1, sub)
 		}
 	}
 }
@@ -146,7 +153,10 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 // cleaning again what is clean: with 10,000 skill folders, the cleaning
 // took ~8% of a stamp.
 func joinName(dir, name string) string {
-	if strings.HasSuffix(dir, "/") {
+	switch {
+	case dir == ".":
+		return name
+	case strings.HasSuffix(dir, "/"):
 		return dir + name
 	}
 	return dir + "/" + name
