@@ -19,11 +19,13 @@ import (
 //
 // Layout (integers little-endian; checksums CRC-32C):
 //
-//	uint32 documents, uint32 terms, uint32 posting bytes, uint32 term bytes
+//	uint32 documents, uint32 terms, uint32 posting bytes, uint32 term bytes,
+//	uint32 blocks
 //	documents × uint32 length in terms
 //	terms × uint32 end of the term in the term bytes
 //	(terms + 1) × uint32 where the term's postings start in the posting bytes
-//	terms × uint32 checksum of the term's postings
+//	blocks × { uint32 the term after the block's last, uint32 checksum of
+//	           the block's postings }
 //	term bytes: the sorted terms, concatenated
 //	uint32 checksum of all the above
 //	posting bytes: each term's postings in document order, each a uvarint
@@ -32,15 +34,26 @@ import (
 //
 // Damage is found where it is read: Parse checks everything but the
 // postings (a few hundred kilobytes for 10,000 skill bodies), and a lookup
-// checks the postings of the terms it reads, so a prompt checks only what
-// it scores with, not the megabytes of postings it never touches.
+// checks the postings of the block of terms it reads, so a prompt checks
+// only what it scores with, not the megabytes of postings it never
+// touches. A block is up to blockTerms consecutive terms whose postings
+// stay under blockBytes (or one term with more): a checksum per block
+// instead of per term keeps a lookup's check small and saves ~3.5 bytes a
+// term.
 type Inverted struct {
-	data                           string
-	nDocs, nTerms, nPost, nBytes   int // nPost: posting bytes
-	lens, ends, starts, sums, post int // offsets of the sections in data
-	terms                          int
-	avgLen                         float64
+	data                                 string
+	nDocs, nTerms, nPost, nBytes, nBlock int // nPost: posting bytes
+	lens, ends, starts, blocks, post     int // offsets of the sections in data
+	terms                                int
+	avgLen                               float64
 }
+
+// A block of terms checked together holds at most blockTerms terms, and
+// another term only while its postings stay under blockBytes.
+const (
+	blockTerms = 16
+	blockBytes = 4096
+)
 
 // castagnoli is the CRC-32C table: hardware CRC instructions make it about
 // twice as fast as the IEEE polynomial here.
@@ -131,8 +144,19 @@ func (c *Collector) Inverted() (*Inverted, error) {
 		}
 	}
 	starts = append(starts, uint32(len(post)))
-	out := make([]byte, 0, 16+4*len(c.lens)+12*len(order)+8+len(post)+nBytes)
-	for _, n := range []int{len(c.lens), len(order), len(post), nBytes} {
+	// Each block's end (the term after its last) and the checksum of its
+	// postings.
+	var blocks []uint32
+	for first := 0; first < len(order); {
+		end := first + 1
+		for end < len(order) && end-first < blockTerms && starts[end+1]-starts[first] <= blockBytes {
+			end++
+		}
+		blocks = append(blocks, uint32(end), crc32.Checksum(post[starts[first]:starts[end]], castagnoli))
+		first = end
+	}
+	out := make([]byte, 0, 20+4*len(c.lens)+8*len(order)+4*len(blocks)+8+len(post)+nBytes)
+	for _, n := range []int{len(c.lens), len(order), len(post), nBytes, len(blocks) / 2} {
 		out = le.AppendUint32(out, uint32(n))
 	}
 	for _, n := range c.lens {
@@ -146,8 +170,8 @@ func (c *Collector) Inverted() (*Inverted, error) {
 	for _, st := range starts {
 		out = le.AppendUint32(out, st)
 	}
-	for i := range order {
-		out = le.AppendUint32(out, crc32.Checksum(post[starts[i]:starts[i+1]], castagnoli))
+	for _, b := range blocks {
+		out = le.AppendUint32(out, b)
 	}
 	for _, id := range order {
 		out = append(out, c.terms[id]...)
@@ -236,18 +260,30 @@ func (v *Inverted) find(t string) int {
 	return -1
 }
 
-// postings returns the posting bytes of term i, checked against their
-// checksum.
-func (v *Inverted) postings(i int) (string, error) {
-	from, to := v.u32(v.starts, i), v.u32(v.starts, i+1)
+// checkPostings checks the postings of the block holding term i against
+// their checksum.
+func (v *Inverted) checkPostings(i int) error {
+	// The first block ending after i.
+	b := sort.Search(v.nBlock, func(b int) bool { return v.u32(v.blocks, 2*b) > i })
+	if b == v.nBlock {
+		return fmt.Errorf("%w: term %d in no block", ErrDamaged, i)
+	}
+	first, end := 0, v.u32(v.blocks, 2*b)
+	if b > 0 {
+		first = v.u32(v.blocks, 2*b-2)
+	}
+	if first > i || end > v.nTerms {
+		return fmt.Errorf("%w: block %d out of range", ErrDamaged, b)
+	}
+	from, to := v.u32(v.starts, first), v.u32(v.starts, end)
 	if from > to || to > v.nPost {
-		return "", fmt.Errorf("%w: postings of term %d out of range", ErrDamaged, i)
+		return fmt.Errorf("%w: postings of block %d out of range", ErrDamaged, b)
 	}
 	p := v.data[v.post+from : v.post+to]
-	if crc32.Update(0, castagnoli, unsafe.Slice(unsafe.StringData(p), len(p))) != uint32(v.u32(v.sums, i)) {
-		return "", fmt.Errorf("%w: postings of %q fail their checksum", ErrDamaged, v.term(i))
+	if crc32.Update(0, castagnoli, unsafe.Slice(unsafe.StringData(p), len(p))) != uint32(v.u32(v.blocks, 2*b+1)) {
+		return fmt.Errorf("%w: postings of %q fail their checksum", ErrDamaged, v.term(i))
 	}
-	return p, nil
+	return nil
 }
 
 // DocumentsOf returns the documents holding term t, in order (none when the
@@ -257,7 +293,7 @@ func (v *Inverted) DocumentsOf(t string) ([]int, error) {
 	if i < 0 {
 		return nil, nil
 	}
-	if _, err := v.postings(i); err != nil {
+	if err := v.checkPostings(i); err != nil {
 		return nil, err
 	}
 	var docs []int
@@ -278,7 +314,7 @@ func (v *Inverted) AddScores(q Query, weight float64, scores []float64) error {
 		if i < 0 {
 			continue
 		}
-		if _, err := v.postings(i); err != nil {
+		if err := v.checkPostings(i); err != nil {
 			return err
 		}
 		df := 0
@@ -350,20 +386,20 @@ func Parse(data string) (*Inverted, error) {
 }
 
 func (v *Inverted) parse(data string) error {
-	if len(data) < 16 {
+	if len(data) < 20 {
 		return fmt.Errorf("%w: %d bytes", errBadField, len(data))
 	}
-	nDocs, nTerms, nPost, nBytes := u32At(data, 0), u32At(data, 4), u32At(data, 8), u32At(data, 12)
-	if nDocs > len(data) || nTerms > len(data) || nPost > len(data) || nBytes > len(data) ||
-		16+4*nDocs+4*nTerms+4*(nTerms+1)+4*nTerms+nBytes+4+nPost != len(data) {
+	nDocs, nTerms, nPost, nBytes, nBlock := u32At(data, 0), u32At(data, 4), u32At(data, 8), u32At(data, 12), u32At(data, 16)
+	if nDocs > len(data) || nTerms > len(data) || nPost > len(data) || nBytes > len(data) || nBlock > nTerms ||
+		20+4*nDocs+4*nTerms+4*(nTerms+1)+8*nBlock+nBytes+4+nPost != len(data) {
 		return fmt.Errorf("%w: sizes do not add up", errBadField)
 	}
-	w := Inverted{data: data, nDocs: nDocs, nTerms: nTerms, nPost: nPost, nBytes: nBytes}
-	w.lens = 16
+	w := Inverted{data: data, nDocs: nDocs, nTerms: nTerms, nPost: nPost, nBytes: nBytes, nBlock: nBlock}
+	w.lens = 20
 	w.ends = w.lens + 4*nDocs
 	w.starts = w.ends + 4*nTerms
-	w.sums = w.starts + 4*(nTerms+1)
-	w.terms = w.sums + 4*nTerms
+	w.blocks = w.starts + 4*(nTerms+1)
+	w.terms = w.blocks + 8*nBlock
 	w.post = w.terms + nBytes + 4
 	meta := data[:w.post-4]
 	if crc32.Update(0, castagnoli, unsafe.Slice(unsafe.StringData(meta), len(meta))) != uint32(u32At(data, w.post-4)) {

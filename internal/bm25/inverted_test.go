@@ -118,10 +118,15 @@ func TestInvertedRejectsDamage(t *testing.T) {
 	}
 }
 
-// A lookup reads the postings of one term and checks only them.
+// A lookup reads the postings of one term and checks only those of its
+// block of terms (here "helm" and "kube" are blockTerms terms apart).
 func TestDocumentsOf(t *testing.T) {
-	v := mustInverted(t, []map[string]int{{"helm": 1}, {"kube": 2}, {"helm": 3, "kube": 1}})
-	if docs, err := v.DocumentsOf("helm"); err != nil || !reflect.DeepEqual(docs, []int{0, 2}) {
+	between := map[string]int{}
+	for i := range blockTerms {
+		between[fmt.Sprintf("j%02d", i)] = 1
+	}
+	v := mustInverted(t, []map[string]int{{"helm": 1}, between, {"kube": 2}, {"helm": 3, "kube": 1}})
+	if docs, err := v.DocumentsOf("helm"); err != nil || !reflect.DeepEqual(docs, []int{0, 3}) {
 		t.Fatalf("helm: %v, %v", docs, err)
 	}
 	if docs, err := v.DocumentsOf("absent"); err != nil || docs != nil {
@@ -139,5 +144,31 @@ func TestDocumentsOf(t *testing.T) {
 	}
 	if _, err := w.DocumentsOf("kube"); !errors.Is(err, ErrDamaged) {
 		t.Fatalf("kube's damaged postings: %v", err)
+	}
+}
+
+// A term whose postings pass blockBytes is a block of its own: damage to a
+// neighbour's postings does not fail its lookup, nor does the lookup check
+// the neighbour's bytes.
+func TestBlocksStayUnderBlockBytes(t *testing.T) {
+	docs := make([]map[string]int, blockBytes)
+	for d := range docs {
+		docs[d] = map[string]int{"alpha": 1, "beta": 1}
+	}
+	v := mustInverted(t, docs)
+	if v.nBlock != 2 {
+		t.Fatalf("%d blocks for two terms of %d postings each, want 2", v.nBlock, len(docs))
+	}
+	data, _ := v.MarshalBinary()
+	data[len(data)-1] ^= 1 // beta's last posting
+	var w Inverted
+	if err := w.UnmarshalBinary(data); err != nil {
+		t.Fatal(err)
+	}
+	if docs, err := w.DocumentsOf("alpha"); err != nil || len(docs) != blockBytes {
+		t.Fatalf("alpha: %d documents, %v", len(docs), err)
+	}
+	if _, err := w.DocumentsOf("beta"); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("beta's damaged postings: %v", err)
 	}
 }

@@ -66,7 +66,7 @@ func (l *Listings) list(dir string) ([]dirent, error) {
 		return readDir(dir)
 	}
 	if l.seen == nil {
-		l.seen = map[string]listing{}
+		l.seen = make(map[string]listing, len(l.dirs))
 	}
 	id, ok := statDir(dir)
 	if ok {
@@ -81,6 +81,14 @@ func (l *Listings) list(dir string) ([]dirent, error) {
 		l.changed = true
 	}
 	return entries, err
+}
+
+// size is how many directories the walk l remembers listed (0 for nil).
+func (l *Listings) size() int {
+	if l == nil {
+		return 0
+	}
+	return len(l.dirs)
 }
 
 // settled reports whether a directory's times are older than the margin.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"strconv"
 )
 
 // Stamp summarises what a scan with o would read without reading it: the
@@ -35,15 +36,24 @@ func StampWith(o Options, l *Listings) (string, error) {
 		for _, p := range problems {
 			fmt.Fprintf(h, "problem %s\x00%s\n", p.path, p.reason)
 		}
+		// Each hit's line is appended, not formatted: with 10,000 skills
+		// fmt took ~7% of a stamp.
+		var b []byte
 		for _, t := range hits {
-			fmt.Fprintf(h, "hit %s\x00%s\x00", t.id, t.path)
+			b = append(b[:0], "hit "...)
+			b = append(append(b, t.id...), 0)
+			b = append(append(b, t.path...), 0)
 			st, err := os.Stat(t.path)
 			if err != nil {
+				h.Write(b)
 				fmt.Fprintf(h, "%v\n", err)
 				continue
 			}
-			fmt.Fprintf(h, "%d\x00%d\x00%v", st.Size(), st.ModTime().UnixNano(), st.Mode())
-			fmt.Fprintf(h, "\x00%s\n", fileID(st))
+			b = append(strconv.AppendInt(b, st.Size(), 10), 0)
+			b = append(strconv.AppendInt(b, st.ModTime().UnixNano(), 10), 0)
+			b = append(append(b, st.Mode().String()...), 0)
+			b = append(appendFileID(b, st), '\n')
+			h.Write(b)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

@@ -3,19 +3,23 @@
 package scan
 
 import (
-	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 )
 
-// fileID is a file's device, inode and change time: what changes when its
-// bytes are replaced even if its size and modification time are restored.
-func fileID(st os.FileInfo) string {
+// appendFileID appends a file's device, inode and change time: what
+// changes when its bytes are replaced even if its size and modification
+// time are restored.
+func appendFileID(b []byte, st os.FileInfo) []byte {
 	s, ok := st.Sys().(*syscall.Stat_t)
 	if !ok {
-		return ""
+		return b
 	}
-	return fmt.Sprintf("%d\x00%d\x00%d.%d", s.Dev, s.Ino, s.Ctim.Sec, s.Ctim.Nsec)
+	b = append(strconv.AppendUint(b, s.Dev, 10), 0)
+	b = append(strconv.AppendUint(b, s.Ino, 10), 0)
+	b = append(strconv.AppendInt(b, s.Ctim.Sec, 10), '.')
+	return strconv.AppendInt(b, s.Ctim.Nsec, 10)
 }
 
 // statDir identifies the directory at path (through symlinks) and its

@@ -138,3 +138,15 @@ func BenchmarkStamp(b *testing.B) {
 		}
 	})
 }
+
+// joinName, given a folder cleaned, joins an entry's name as
+// filepath.Join does.
+func TestJoinNameJoinsAsFilepathJoin(t *testing.T) {
+	for _, dir := range []string{"", ".", "/", "/a", "/a/", "/a//b/..", "a", "..", "../x", "./a/./b"} {
+		for _, name := range []string{"x", "SKILL.md", ".hidden", "a b"} {
+			if got, want := joinName(filepath.Clean(dir), name), filepath.Join(dir, name); got != want {
+				t.Errorf("joinName(Clean(%q), %q) = %q, filepath.Join gives %q", dir, name, got, want)
+			}
+		}
+	}
+}

@@ -52,10 +52,10 @@ type walker struct {
 // walk walks root, taking unchanged directories' entries from l (nil:
 // listing every directory).
 func walk(root string, maxDepth int, l *Listings) ([]hit, []problem) {
-	w := &walker{root: root, maxDepth: maxDepth, visited: map[string]bool{}, listings: l}
+	w := &walker{root: root, maxDepth: maxDepth, visited: make(map[string]bool, l.size()), listings: l}
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		real = root
+		real = filepath.Clean(root)
 	}
 	w.dir(root, "", 0, real)
 	return w.hits, w.problems
@@ -96,6 +96,12 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 	w.visited[real] = true
 
 	entries, err := w.listings.list(dir)
+	// Entries are joined to the folder cleaned (every one below the root
+	// is clean already).
+	clean := dir
+	if rel == "" {
+		clean = filepath.Clean(dir)
+	}
 	if err != nil {
 		// A listing may hold the entries read before it failed.
 		w.problems = append(w.problems, problem{id: w.id(rel), path: dir, reason: fmt.Sprintf("unreadable directory: %v", unwrapPath(err))})
@@ -109,7 +115,7 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 			return
 		}
 		name := e.name
-		p := filepath.Join(dir, name)
+		p := joinName(clean, name)
 		if name == skill.FileName {
 			w.hits = append(w.hits, hit{id: w.id(rel), path: p})
 			continue
@@ -117,7 +123,7 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 		if depth >= w.maxDepth || skipDir(name) {
 			continue
 		}
-		isDir, sub := e.kind == kindDir, filepath.Join(real, name)
+		isDir, sub := e.kind == kindDir, joinName(real, name)
 		if e.kind == kindLink {
 			st, err := os.Stat(p)
 			isDir = err == nil && st.IsDir()
@@ -133,9 +139,27 @@ func (w *walker) dir(dir, rel string, depth int, real string) {
 			sub = resolved
 		}
 		if isDir {
-			w.dir(p, path.Join(rel, name), depth+1, sub)
+			subRel := name
+			if rel != "" {
+				subRel = rel + "/" + name
+			}
+			w.dir(p, subRel, depth+1, sub)
 		}
 	}
+}
+
+// joinName is filepath.Join(dir, name) for a clean dir and the name of one
+// of its entries (never "", "." or ".." nor holding a slash), without
+// cleaning again what is clean: with 10,000 skill folders, the cleaning
+// took ~8% of a stamp.
+func joinName(dir, name string) string {
+	switch {
+	case dir == ".":
+		return name
+	case strings.HasSuffix(dir, "/"):
+		return dir + name
+	}
+	return dir + "/" + name
 }
 
 func unwrapPath(err error) error {

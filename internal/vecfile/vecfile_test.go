@@ -346,7 +346,7 @@ func TestRankingReadFindsEveryFlippedByte(t *testing.T) {
 	at := len(magic) + 2 + 8 + int(binary.LittleEndian.Uint32([]byte(good[len(magic)+2:])))
 	head := at
 	for i := range sections {
-		if i == secEntries || i >= secNames {
+		if i == secEntries || i >= secText {
 			for j := at + 4; j < at+8; j++ {
 				unread[j] = true
 			}
@@ -358,6 +358,38 @@ func TestRankingReadFindsEveryFlippedByte(t *testing.T) {
 		b[i] ^= 0x10
 		if !unread[i] && readAll(string(b)) == nil {
 			t.Errorf("byte %d of the table flipped: not found", i-head)
+		}
+	}
+}
+
+// The names section keeps hashes: a name whose hash is another skill's
+// finds only the skill it names, read from a file or in memory.
+func TestMentionedByCollidingHash(t *testing.T) {
+	seen := map[uint32]string{}
+	var a, b string
+	for i := 0; a == ""; i++ {
+		n := fmt.Sprintf("n%d", i)
+		if o, ok := seen[nameHash(n)]; ok {
+			a, b = o, n
+		}
+		seen[nameHash(n)] = n
+	}
+	idx := sample()
+	idx.Entries[0].Skill.ID, idx.Entries[0].Skill.Name = "x/"+a, a
+	idx.Entries[1].Skill.ID, idx.Entries[1].Skill.Name = b, b
+	path := filepath.Join(t.TempDir(), "i.skv")
+	if err := Write(path, idx, plain{}); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadRanking(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []*Index{read, idx} {
+		for name, want := range map[string][]int{a: {0}, b: {1}} {
+			if got, err := got.Mentioned(name); err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("mentioned as %q (hash of %q too): %v, %v; want %v", name, a+" and "+b, got, err, want)
+			}
 		}
 	}
 }
