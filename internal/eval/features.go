@@ -29,21 +29,22 @@ func WriteFeatures(path string, rows []Labelled, emb embed.Embedder, idx *vecfil
 	}
 	enc := json.NewEncoder(f)
 	type cand struct {
-		ID      string   `json:"id"`
-		Rank    int      `json:"rank"`
-		Score   float64  `json:"score"`
-		Cosine  float64  `json:"cosine"`
-		Lexical float64  `json:"lexical"`
-		Boost   float64  `json:"boost"`
-		Mention string   `json:"mention"`
-		Why     []string `json:"why"`
-		BgMean  float64  `json:"bg_mean"`
-		BgStd   float64  `json:"bg_std"`
+		ID      string    `json:"id"`
+		Rank    int       `json:"rank"`
+		Score   float64   `json:"score"`
+		Cosine  float64   `json:"cosine"`
+		Lexical float64   `json:"lexical"`
+		Boost   float64   `json:"boost"`
+		Mention string    `json:"mention"`
+		Why     []string  `json:"why"`
+		Judge   []float64 `json:"judge_features,omitempty"` // judge.FeatureNames
+		BgMean  float64   `json:"bg_mean"`
+		BgStd   float64   `json:"bg_std"`
 	}
 	for _, r := range rows {
 		cands := make([]cand, len(r.Cands))
 		for i, c := range r.Cands {
-			cands[i] = cand{ID: c.ID, Rank: c.Rank, Score: c.Score, Cosine: c.Cosine, Lexical: c.Lexical, Boost: c.Boost, Mention: c.Mention, Why: c.Why}
+			cands[i] = cand{ID: c.ID, Rank: c.Rank, Score: c.Score, Cosine: c.Cosine, Lexical: c.Lexical, Boost: c.Boost, Mention: c.Mention, Why: c.Why, Judge: c.Features}
 			if mean != nil {
 				cands[i].BgMean, cands[i].BgStd = mean[pos[c.ID]], std[pos[c.ID]]
 			}

@@ -128,8 +128,10 @@ type Candidate struct {
 	// skill, for the best few candidates when the model has a judge and the
 	// index its background; nil otherwise, and the gate reads the score.
 	Confidence *float64 `json:"confidence,omitempty"`
-	// Features are what the judge read (judge.FeatureNames), with Confidence.
-	Features []float64 `json:"features,omitempty"`
+	// Features are what the judge read (judge.FeatureNames), kept in
+	// process for ski-eval (training and measuring judges): the records
+	// that go down the pipe carry only the confidence.
+	Features []float64 `json:"-"`
 	// Mention is how the prompt named the skill: "slash", "at", "dollar",
 	// "phrase", "name" or "" when it did not.
 	Mention string   `json:"mention"`
