@@ -132,10 +132,7 @@ func TestNearest(t *testing.T) {
 // max_suggestions takes 0 (no suggestions) to MaxSuggestionsLimit; a value
 // out of range is reported and the layer below applies.
 func TestMaxSuggestions(t *testing.T) {
-	cfgDir := t.TempDir()
-	write(t, filepath.Join(cfgDir, "config.toml"), "max_suggestions = 0\n")
-	repo := t.TempDir()
-	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	cfgDir, repo := layers(t, "max_suggestions = 0\n")
 	for _, tt := range []struct {
 		project  string
 		want     int
@@ -164,10 +161,7 @@ func TestMaxSuggestions(t *testing.T) {
 // inject_confidence and suggest_confidence are confidences, 0 to 1; a
 // value out of range is reported and the layer below applies.
 func TestConfidences(t *testing.T) {
-	cfgDir := t.TempDir()
-	write(t, filepath.Join(cfgDir, "config.toml"), "inject_confidence = 0.7\n")
-	repo := t.TempDir()
-	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	cfgDir, repo := layers(t, "inject_confidence = 0.7\n")
 	for _, tt := range []struct {
 		project       string
 		inject, floor float64
@@ -188,4 +182,14 @@ func TestConfidences(t *testing.T) {
 			t.Errorf("warning %q", warnings[0])
 		}
 	}
+}
+
+// layers returns a config folder whose config.toml holds user and a
+// repository whose .ski.toml a test writes.
+func layers(t *testing.T, user string) (cfgDir, repo string) {
+	cfgDir = t.TempDir()
+	write(t, filepath.Join(cfgDir, "config.toml"), user)
+	repo = t.TempDir()
+	os.Mkdir(filepath.Join(repo, ".git"), 0o755)
+	return cfgDir, repo
 }
