@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -388,8 +389,17 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	bg := c.idx.Header.Background
 	judged := jm != nil && !o.NoJudge && bg != nil
 	if bg != nil && (judged || o.Features) {
-		for i, f := range judge.Features(inputs, *bg) {
+		feats := judge.Features(inputs, *bg)
+		ran := slices.ContainsFunc(feats, func(f []float64) bool { return f != nil })
+		for i, f := range feats {
 			if f == nil {
+				if judged && ran && out[i].Mention == "" {
+					// Below the judged few: never read by its score
+					// above them.
+					zero := 0.0
+					out[i].Confidence = &zero
+					out[i].Why = append(out[i].Why, fmt.Sprintf("judge: not among the best %d", judge.Judged))
+				}
 				continue
 			}
 			out[i].Features = f

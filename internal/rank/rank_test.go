@@ -16,6 +16,7 @@ import (
 	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/intent"
+	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
@@ -351,6 +352,54 @@ func BenchmarkRankFile(b *testing.B) {
 		}
 		if _, err := NewCatalog(idx).Rank(q, Options{Top: 10}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// With a judge and a background, the five best candidates that are not
+// mentions get its confidence and the rest 0, so none of them is read by
+// its score above the judged; a prompt that names a skill is judged not
+// at all.
+func TestJudgedConfidences(t *testing.T) {
+	res, err := scan.Scan(scan.Options{Host: record.HostClaude, Roots: []string{filepath.Join("..", "..", "testdata", "skills")}})
+	if err != nil || len(res.Skills) < 8 {
+		t.Fatalf("scan: %d skills, %v", len(res.Skills), err)
+	}
+	idx, _, err := index.Build(res.Skills, nil, embed.NewLexical(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx.Header.Background = &judge.Background{Q50: 0.05, Q90: 0.3}
+	path := filepath.Join(t.TempDir(), "i.skv")
+	if err := indexfile.Write(path, idx); err != nil {
+		t.Fatal(err)
+	}
+	n := len(judge.FeatureNames)
+	m := &judge.Model{Features: judge.FeatureNames, Mean: make([]float64, n), Std: make([]float64, n), Weights: make([]float64, n)}
+	for j := range n {
+		m.Std[j] = 1
+	}
+	m.Weights[0] = 1 // the relative score alone
+	cands := rank(t, path, "the helm chart fails to lint, fix the values.yaml and the deployment", Options{Judge: m})
+	if len(cands) <= judge.Judged {
+		t.Fatalf("%d candidates, want more than %d", len(cands), judge.Judged)
+	}
+	for i, c := range cands {
+		if c.Confidence == nil {
+			t.Fatalf("candidate %d (%s) has no confidence", i+1, c.ID)
+		}
+		if judged := i < judge.Judged; judged != (*c.Confidence > 0) {
+			t.Errorf("candidate %d (%s): confidence %v", i+1, c.ID, *c.Confidence)
+		}
+	}
+	for _, c := range rank(t, path, "@postmortem for the helm chart outage", Options{Judge: m}) {
+		if c.Confidence != nil {
+			t.Errorf("%s judged although the prompt names a skill", c.ID)
+		}
+	}
+	for _, c := range rank(t, path, "the helm chart fails to lint", Options{Judge: m, NoJudge: true}) {
+		if c.Confidence != nil {
+			t.Errorf("%s judged with NoJudge", c.ID)
 		}
 	}
 }
