@@ -63,17 +63,22 @@ func newWorld(t *testing.T) *world {
 
 // stopServers stops the embed servers the world's hooks started (their
 // lock files hold their process ids) and its background index builders
-// (their progress files do), and waits for the builders to be gone.
+// (their progress files do), and waits for the builders to be gone. A
+// builder holds its lock from before it starts, but writes its progress
+// file only once it runs: each round of the wait stops the builders whose
+// progress has appeared since, so none is left writing into the world's
+// folder while it is removed.
 func (w *world) stopServers() {
-	progress, _ := filepath.Glob(filepath.Join(w.home, ".cache", "ski", "index", "*.progress"))
-	for _, p := range progress {
-		var pr struct{ PID int }
-		if b, err := os.ReadFile(p); err == nil && json.Unmarshal(b, &pr) == nil && pr.PID > 0 {
-			syscall.Kill(pr.PID, syscall.SIGKILL)
+	index := filepath.Join(w.home, ".cache", "ski", "index")
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		progress, _ := filepath.Glob(filepath.Join(index, "*.progress"))
+		for _, p := range progress {
+			var pr struct{ PID int }
+			if b, err := os.ReadFile(p); err == nil && json.Unmarshal(b, &pr) == nil && pr.PID > 0 {
+				syscall.Kill(pr.PID, syscall.SIGKILL)
+			}
 		}
-	}
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		locks, _ := filepath.Glob(filepath.Join(w.home, ".cache", "ski", "index", "*.build.lock"))
+		locks, _ := filepath.Glob(filepath.Join(index, "*.build.lock"))
 		busy := false
 		for _, l := range locks {
 			busy = busy || held(l)
