@@ -120,20 +120,12 @@ func Score(c Case, sels []record.Selection) Outcome {
 			o.Injected = append(o.Injected, s.ID)
 		case record.DecisionHostLoads:
 			hostLoads[s.ID] = true
-		case Suggest:
+		case record.DecisionSuggest:
 			o.Suggested = append(o.Suggested, s.ID)
 		}
 		if o.Top == "" && s.Mention != mention.Slash {
 			o.Top, o.TopScore = s.ID, s.Score
 		}
-	}
-	inGroup := func(id string) bool {
-		for _, g := range c.Groups {
-			if slices.Contains(g, id) {
-				return true
-			}
-		}
-		return false
 	}
 	for _, g := range c.Groups {
 		covered, reached := false, false
@@ -150,16 +142,13 @@ func Score(c Case, sels []record.Selection) Outcome {
 		}
 	}
 	for _, id := range o.Injected {
-		if inGroup(id) {
+		if expects(c, id) {
 			o.Correct++
 		}
 	}
 	o.Right = o.Covered == len(c.Groups) && o.Correct == len(o.Injected)
 	return o
 }
-
-// Suggest is the decision that names a skill in the suggestion line.
-const Suggest = record.DecisionSuggest
 
 // Metrics summarise outcomes.
 type Metrics struct {
