@@ -83,38 +83,48 @@ func split(group []record.Selection) (inject, suggest []record.Selection) {
 	return inject, suggest
 }
 
+// composed is what a query's selections make: the injected and the
+// suggested ones, the settings in force and the text for the model.
+type composed struct {
+	inject, suggest []record.Selection
+	set             Settings
+	text            string // "": nothing to say
+}
+
+func (o Options) compose(group []record.Selection) (composed, error) {
+	var c composed
+	c.inject, c.suggest = split(group)
+	if len(c.inject) == 0 && len(c.suggest) == 0 {
+		return c, nil
+	}
+	var err error
+	if c.set, err = o.Settings(group[0].Cwd); err != nil {
+		return c, err
+	}
+	c.text, err = o.text(c.inject, c.suggest, c.set)
+	return c, err
+}
+
 // Context returns the text a query's selections put before the model ("" for
 // none): what the payload carries and what it costs the prompt.
 func (o Options) Context(group []record.Selection) (string, error) {
-	inject, suggest := split(group)
-	if len(inject) == 0 && len(suggest) == 0 {
-		return "", nil
-	}
-	set, err := o.Settings(group[0].Cwd)
-	if err != nil {
-		return "", err
-	}
-	return o.text(inject, suggest, set)
+	c, err := o.compose(group)
+	return c.text, err
 }
 
 func (o Options) payload(group []record.Selection) (any, error) {
-	text, err := o.Context(group)
-	if err != nil || text == "" {
-		return nil, err
-	}
-	inject, suggest := split(group)
-	set, err := o.Settings(group[0].Cwd)
-	if err != nil {
+	c, err := o.compose(group)
+	if err != nil || c.text == "" {
 		return nil, err
 	}
 	if o.Host == record.HostOpencode {
-		return OpencodePayload{Skills: ids(inject), Suggest: ids(suggest), Inject: text}, nil
+		return OpencodePayload{Skills: ids(c.inject), Suggest: ids(c.suggest), Inject: c.text}, nil
 	}
 	var p ClaudePayload
 	p.HookSpecificOutput.HookEventName = "UserPromptSubmit"
-	p.HookSpecificOutput.AdditionalContext = text
-	if set.Notify {
-		p.SystemMessage = notice(inject, suggest)
+	p.HookSpecificOutput.AdditionalContext = c.text
+	if c.set.Notify {
+		p.SystemMessage = notice(c.inject, c.suggest)
 	}
 	return p, nil
 }
