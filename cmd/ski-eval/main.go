@@ -178,9 +178,11 @@ func run(env cli.Env) error {
 	if *features != "" {
 		var bg []string
 		if *bgFile != "" {
-			if bg, err = readLines(*bgFile); err != nil {
+			text, err := os.ReadFile(*bgFile)
+			if err != nil {
 				return err
 			}
+			bg = judge.Lines(string(text))
 		}
 		if err := eval.WriteFeatures(*features, rows, emb, idx, bg); err != nil {
 			return err
@@ -282,21 +284,6 @@ func crossValidate(rows []eval.Labelled, base gate.Settings, k int, maxFI, maxNo
 		InSample:  eval.NewReport(model, skills, in),
 		Fitted:    fitted(all.Settings, judged),
 	}, nil
-}
-
-// readLines returns the non-empty lines of a file.
-func readLines(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out, nil
 }
 
 // writeJudge fits the judge on the rows' judged candidates (every row but

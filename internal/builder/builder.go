@@ -121,8 +121,7 @@ func check(path, model string, so scan.Options, verify bool, warn func(string)) 
 // a judge, which reads scores against the catalog's background: the next
 // build keeps every vector and adds it.
 func lacksBackground(h vecfile.Header) bool {
-	j, err := judge.For(h.Model)
-	return err == nil && j != nil && h.Background == nil
+	return judge.Has(h.Model) && h.Background == nil
 }
 
 // ListingsPath is where the checks of the index at path keep the listings

@@ -459,7 +459,7 @@ func (w *world) effectiveConfig() []setting {
 	add := func(key, value, def string) { out = append(out, setting{key, value, source(key, def)}) }
 	add("model", model, "default")
 	if g, err := w.res.Gate(model, w.cwd); err == nil {
-		if j, err := judge.For(model); err == nil && j != nil {
+		if judge.Has(model) {
 			add("inject_confidence", fmt.Sprintf("%.2f", g.Judged.InjectConfidence), perModel)
 			add("suggest_confidence", fmt.Sprintf("%.2f", g.Judged.SuggestConfidence), perModel)
 		}

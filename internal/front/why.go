@@ -58,7 +58,7 @@ type whyGates struct {
 func gatesOf(g gate.Settings, model string) whyGates {
 	w := whyGates{MinSimilarity: g.MinSimilarity, InjectSimilarity: g.InjectSimilarity, ScoreMargin: g.ScoreMargin,
 		MaxSkills: g.MaxSkills, MaxSuggestions: g.MaxSuggestions, Deny: g.Deny, Force: g.Force}
-	if j, err := judge.For(model); err == nil && j != nil && !g.Judged.Off {
+	if judge.Has(model) && !g.Judged.Off {
 		w.InjectConfidence, w.SuggestConfidence = &g.Judged.InjectConfidence, &g.Judged.SuggestConfidence
 	}
 	return w

@@ -43,9 +43,12 @@ var backgroundText string
 
 // Prompts are the generic prompts (ordinary requests to a coding agent that
 // no specialised skill fits) whose best scores make a catalog's Background.
-func Prompts() []string {
+func Prompts() []string { return Lines(backgroundText) }
+
+// Lines returns the non-empty lines of a prompts file, trimmed.
+func Lines(text string) []string {
 	var out []string
-	for _, l := range strings.Split(backgroundText, "\n") {
+	for _, l := range strings.Split(text, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			out = append(out, l)
 		}
@@ -147,18 +150,6 @@ type Model struct {
 	TrainedOn string `json:"trained_on"`
 }
 
-// Confidences returns each candidate's confidence, in [0, 1]: 0 for a
-// mention, beyond the first Judged, or without a valid background.
-func (m *Model) Confidences(cands []Input, bg Background) []float64 {
-	out := make([]float64, len(cands))
-	for i, f := range Features(cands, bg) {
-		if f != nil {
-			out[i] = m.Predict(f)
-		}
-	}
-	return out
-}
-
 // MaxZ bounds each standardised feature: a value further out than any the
 // judge was fitted on counts as the furthest it knows.
 const MaxZ = 4
@@ -169,7 +160,7 @@ func (m *Model) Predict(f []float64) float64 {
 	for j, x := range f {
 		z += m.Weights[j] * max(-MaxZ, min(MaxZ, (x-m.Mean[j])/m.Std[j]))
 	}
-	return 1 / (1 + math.Exp(-z))
+	return sigmoid(z)
 }
 
 //go:embed models/*.json
@@ -192,6 +183,12 @@ func For(model string) (*Model, error) {
 	m, err := read(model)
 	loaded.Store(model, loadResult{m, err})
 	return m, err
+}
+
+// Has reports whether an embedding model has a judge that loads.
+func Has(model string) bool {
+	m, err := For(model)
+	return err == nil && m != nil
 }
 
 func read(model string) (*Model, error) {
