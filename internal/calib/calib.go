@@ -69,8 +69,8 @@ func (f Fitter) Fit(train []eval.Labelled) (Fitted, error) {
 		for _, inject := range f.Inject {
 			s := f.Base
 			f.Set(&s, inject, inject, margin)
-			m := score(train, s)
-			ok := restraint(train, s, m) <= f.MaxFalseInjection+1e-12
+			m, negFI := score(train, s)
+			ok := negFI <= f.MaxFalseInjection+1e-12
 			better := m.GatedRecall > bestRecall+1e-12 ||
 				(math.Abs(m.GatedRecall-bestRecall) <= 1e-12 && inject > bestInject)
 			if ok && (!found || better) {
@@ -83,7 +83,8 @@ func (f Fitter) Fit(train []eval.Labelled) (Fitted, error) {
 		s := f.Base
 		bestInject, bestMargin = f.Inject[len(f.Inject)-1], f.Margin[0]
 		f.Set(&s, bestInject, bestInject, bestMargin)
-		best = Fitted{Settings: s, Train: score(train, s)}
+		m, _ := score(train, s)
+		best = Fitted{Settings: s, Train: m}
 	}
 	for _, floor := range f.Suggest {
 		if floor >= bestInject {
@@ -91,7 +92,7 @@ func (f Fitter) Fit(train []eval.Labelled) (Fitted, error) {
 		}
 		s := best.Settings
 		f.Set(&s, bestInject, floor, bestMargin)
-		m := score(train, s)
+		m, _ := score(train, s)
 		if m.SuggestionNoise <= f.MaxNoise+1e-12 && m.FalseInjection <= best.Train.FalseInjection+1e-12 {
 			best = Fitted{Settings: s, Train: m}
 			break
@@ -100,41 +101,34 @@ func (f Fitter) Fit(train []eval.Labelled) (Fitted, error) {
 	return best, nil
 }
 
-// Decider returns the fit as an eval.Fitter.
+// Decider returns the fit as an eval.Fitter: the fitted settings, on a
+// fresh session.
 func (f Fitter) Decider() eval.Fitter {
 	return eval.FitterFunc(func(train []eval.Labelled) (eval.Decider, error) {
 		fit, err := f.Fit(train)
 		if err != nil {
 			return nil, err
 		}
-		return Gate(fit.Settings), nil
+		return func(cands []record.Candidate) []record.Selection { return gate.Decide(cands, fit.Settings, nil) }, nil
 	})
 }
 
-// Gate decides a fresh session's prompt with fixed settings.
-func Gate(s gate.Settings) eval.Decider {
-	return func(cands []record.Candidate) []record.Selection { return gate.Decide(cands, s, nil) }
-}
-
-// restraint is the share of the negative rows (generic prompts that need no
-// skill) that get one injected: what MaxFalseInjection bounds.
-func restraint(rows []eval.Labelled, s gate.Settings, all eval.Metrics) float64 {
-	var neg []eval.Labelled
-	for _, r := range rows {
-		if r.Category == "negative" {
-			neg = append(neg, r)
-		}
-	}
-	if len(neg) == 0 {
-		return all.FalseInjection
-	}
-	return score(neg, s).FalseInjection
-}
-
-func score(rows []eval.Labelled, s gate.Settings) eval.Metrics {
+// score gates every row with s, on a fresh session, and returns the
+// metrics and the false injection of the negative rows (generic prompts
+// that need no skill: what MaxFalseInjection bounds), or of every row
+// expecting none when there are no negative rows.
+func score(rows []eval.Labelled, s gate.Settings) (all eval.Metrics, negFI float64) {
 	outs := make([]eval.Outcome, len(rows))
+	var neg []eval.Outcome
 	for i, r := range rows {
 		outs[i] = eval.Score(r.Case, gate.Decide(r.Cands, s, nil))
+		if r.Category == "negative" {
+			neg = append(neg, outs[i])
+		}
 	}
-	return eval.Summarise(outs)
+	all = eval.Summarise(outs)
+	if len(neg) == 0 {
+		return all, all.FalseInjection
+	}
+	return all, eval.Summarise(neg).FalseInjection
 }
