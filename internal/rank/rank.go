@@ -188,10 +188,12 @@ func NewCatalog(idx *vecfile.Index) *Catalog {
 }
 
 // names are the names skills can be mentioned by, looked up in the
-// index; the first damage found is kept in err.
+// index; the entries of each name found are kept in found, the first
+// damage found in err.
 type names struct {
-	idx *vecfile.Index
-	err error
+	idx   *vecfile.Index
+	found map[string][]int
+	err   error
 }
 
 // Has reports whether some skill can be mentioned by name.
@@ -200,7 +202,14 @@ func (n *names) Has(name string) bool {
 	if err != nil && n.err == nil {
 		n.err = err
 	}
-	return len(got) > 0
+	if len(got) == 0 {
+		return false
+	}
+	if n.found == nil {
+		n.found = map[string][]int{}
+	}
+	n.found[name] = got
+	return true
 }
 
 // skill returns entry i's skill, keeping the first damage found in c.err.
@@ -289,8 +298,7 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	mentioned := map[int]string{}
 	known := &names{idx: c.idx}
 	for _, m := range mention.Find(q.Prompt, known) {
-		byName, _ := c.idx.Mentioned(m.Name) // found by Has: no error
-		for _, i := range byName {
+		for _, i := range known.found[m.Name] {
 			if _, dup := mentioned[i]; !dup {
 				mentioned[i] = m.How
 			}
