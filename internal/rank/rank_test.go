@@ -41,15 +41,37 @@ func testIndex(t *testing.T) string {
 // writeIndex builds a lexical index of skills and returns its path.
 func writeIndex(t *testing.T, skills []record.Skill) string {
 	t.Helper()
+	return writeBuilt(t, buildIndex(t, skills))
+}
+
+// buildIndex builds a lexical index of skills.
+func buildIndex(t *testing.T, skills []record.Skill) *vecfile.Index {
+	t.Helper()
 	idx, _, err := index.Build(skills, nil, embed.NewLexical(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return idx
+}
+
+// writeBuilt writes idx to a file and returns its path.
+func writeBuilt(t *testing.T, idx *vecfile.Index) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "i.skv")
 	if err := indexfile.Write(path, idx); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// testdataSkills are the skills of testdata/skills.
+func testdataSkills(t *testing.T) []record.Skill {
+	t.Helper()
+	res, err := scan.Scan(scan.Options{Host: record.HostClaude, Roots: []string{filepath.Join("..", "..", "testdata", "skills")}})
+	if err != nil || len(res.Skills) < 10 {
+		t.Fatalf("scan: %d skills, %v", len(res.Skills), err)
+	}
+	return res.Skills
 }
 
 func rank(t *testing.T, path, prompt string, o Options) []record.Candidate {
@@ -231,18 +253,7 @@ func TestIntentBoost(t *testing.T) {
 // ranks must be what the whole index ranks, for every skill field ranking
 // or its candidates use.
 func TestRankingReadRanksLikeWholeIndex(t *testing.T) {
-	res, err := scan.Scan(scan.Options{Host: record.HostClaude, Roots: []string{filepath.Join("..", "..", "testdata", "skills")}})
-	if err != nil || len(res.Skills) < 10 {
-		t.Fatalf("scan: %d skills, %v", len(res.Skills), err)
-	}
-	built, _, err := index.Build(res.Skills, nil, embed.NewLexical(), time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "i.skv")
-	if err := indexfile.Write(path, built); err != nil {
-		t.Fatal(err)
-	}
+	path := writeIndex(t, testdataSkills(t))
 	whole, err := indexfile.Read(path)
 	if err != nil {
 		t.Fatal(err)
@@ -361,19 +372,9 @@ func BenchmarkRankFile(b *testing.B) {
 // its score above the judged; a prompt that names a skill is judged not
 // at all.
 func TestJudgedConfidences(t *testing.T) {
-	res, err := scan.Scan(scan.Options{Host: record.HostClaude, Roots: []string{filepath.Join("..", "..", "testdata", "skills")}})
-	if err != nil || len(res.Skills) < 8 {
-		t.Fatalf("scan: %d skills, %v", len(res.Skills), err)
-	}
-	idx, _, err := index.Build(res.Skills, nil, embed.NewLexical(), time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	idx := buildIndex(t, testdataSkills(t))
 	idx.Header.Background = &judge.Background{Q50: 0.05, Q90: 0.3}
-	path := filepath.Join(t.TempDir(), "i.skv")
-	if err := indexfile.Write(path, idx); err != nil {
-		t.Fatal(err)
-	}
+	path := writeBuilt(t, idx)
 	n := len(judge.FeatureNames)
 	m := &judge.Model{Features: judge.FeatureNames, Mean: make([]float64, n), Std: make([]float64, n), Weights: make([]float64, n)}
 	for j := range n {
