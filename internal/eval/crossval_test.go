@@ -54,11 +54,18 @@ func devCases(t *testing.T) []Case {
 	return cases
 }
 
-func TestFoldsKeepEachSkillOnOneSide(t *testing.T) {
+// caseSets are the labelled sets the split is tested on: the synthetic
+// one, and dev.tsv when SKI_SHARED names the shared folder.
+func caseSets(t *testing.T) map[string][]Case {
 	sets := map[string][]Case{"synthetic": syntheticCases()}
 	if dev := devCases(t); dev != nil {
 		sets["dev.tsv"] = dev
 	}
+	return sets
+}
+
+func TestFoldsKeepEachSkillOnOneSide(t *testing.T) {
+	sets := caseSets(t)
 	for name, cases := range sets {
 		for _, k := range []int{2, 5, 10} {
 			folds := Folds(cases, k)
@@ -141,10 +148,7 @@ func rankedRows(cases []Case, seed uint64) []Labelled {
 }
 
 func TestLeakCanaryScoresAtChanceOutOfFold(t *testing.T) {
-	sets := map[string][]Case{"synthetic": syntheticCases()}
-	if dev := devCases(t); dev != nil {
-		sets["dev.tsv"] = dev
-	}
+	sets := caseSets(t)
 	for name, cases := range sets {
 		rows := rankedRows(cases, 7)
 		oof, in, err := CrossValidate(rows, FitterFunc(memoriser), 5, nil)
