@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/skill-inject/ski/internal/skill"
 )
 
 // Listings remembers the directory listings of a walk, each with its
@@ -27,6 +29,10 @@ type Listings struct {
 	dirs    map[string]listing // by the path the walk listed
 	seen    map[string]listing // what this walk listed or reused
 	changed bool               // seen differs from dirs
+	// partial says a walk listed a directory too recently changed to keep
+	// (wasPartial: the walk that dirs come from), so its listings do not
+	// name every directory it walked.
+	partial, wasPartial bool
 }
 
 // listing is one directory's entries and what identified it.
@@ -58,7 +64,7 @@ const (
 // variable so that tests can change it).
 var listingMargin = time.Second
 
-const listingsMagic = "SKIDIRS1\n"
+const listingsMagic = "SKIDIRS2\n"
 
 // list returns the entries of dir, from l when its directory is unchanged.
 func (l *Listings) list(dir string) ([]dirent, error) {
@@ -79,6 +85,8 @@ func (l *Listings) list(dir string) ([]dirent, error) {
 	if err == nil && ok && settled(id, time.Now()) {
 		l.seen[dir] = listing{id: id, entries: entries}
 		l.changed = true
+	} else {
+		l.partial = true
 	}
 	return entries, err
 }
@@ -125,9 +133,13 @@ func LoadListings(path string) *Listings {
 	if crc32.ChecksumIEEE(body) != sum {
 		return l
 	}
-	dirs, ok := decodeListings(string(body[len(listingsMagic):]))
+	rest := body[len(listingsMagic):]
+	if len(rest) == 0 || rest[0] > 1 {
+		return l
+	}
+	dirs, ok := decodeListings(string(rest[1:]))
 	if ok {
-		l.dirs = dirs
+		l.dirs, l.wasPartial = dirs, rest[0] == 1
 	}
 	return l
 }
@@ -187,10 +199,11 @@ func decodeListings(s string) (map[string]listing, bool) {
 // Save writes the listings of the last walk to path (atomically, through
 // a temporary file beside it) when they differ from what was loaded.
 func (l *Listings) Save(path string) error {
-	if l == nil || !l.changed && len(l.seen) == len(l.dirs) {
+	if l == nil || !l.changed && len(l.seen) == len(l.dirs) && l.partial == l.wasPartial {
 		return nil
 	}
 	b := []byte(listingsMagic)
+	b = append(b, boolByte(l.partial))
 	b = binary.AppendUvarint(b, uint64(len(l.seen)))
 	for dir, ls := range l.seen {
 		b = appendString(b, dir)
@@ -215,8 +228,41 @@ func (l *Listings) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("save listings: %w", err)
 	}
-	l.dirs, l.seen, l.changed = l.seen, nil, false
+	l.dirs, l.seen, l.changed, l.wasPartial, l.partial = l.seen, nil, false, l.partial, false
 	return nil
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Folders are the directories whose changes can change the walk these
+// listings were saved by (read from path): every directory it listed and
+// the folders that symlinked SKILL.md files point into. ok is false when
+// they are not all known: no listings, or a walk that listed a directory
+// too recently changed to keep.
+func Folders(path string) (folders []string, ok bool) {
+	l := LoadListings(path)
+	if len(l.dirs) == 0 || l.wasPartial {
+		return nil, false
+	}
+	for dir, ls := range l.dirs {
+		folders = append(folders, dir)
+		for _, e := range ls.entries {
+			if e.kind != kindLink || e.name != skill.FileName {
+				continue
+			}
+			target, err := filepath.EvalSymlinks(filepath.Join(dir, e.name))
+			if err != nil {
+				return nil, false
+			}
+			folders = append(folders, filepath.Dir(target))
+		}
+	}
+	return folders, true
 }
 
 func appendString(b []byte, s string) []byte {

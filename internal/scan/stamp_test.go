@@ -3,6 +3,7 @@ package scan
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -106,6 +107,60 @@ func TestListingsKeepOnlySettledDirectories(t *testing.T) {
 	os.WriteFile(saved, []byte(listingsMagic+"\x05garbage\x00\x00\x00\x00"), 0o600)
 	if l := LoadListings(saved); len(l.dirs) != 0 {
 		t.Fatal("a damaged listings file was read")
+	}
+}
+
+// Folders names every directory a walk listed and the folder a symlinked
+// SKILL.md points into, and nothing while a walk kept only part of its
+// listings.
+func TestFoldersNameEveryWalkedDirectory(t *testing.T) {
+	defer func(m time.Duration) { listingMargin = m }(listingMargin)
+	root, elsewhere := t.TempDir(), t.TempDir()
+	for _, d := range []string{"a", "group/b", "linked"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(root, "a", "SKILL.md"), []byte("---\nname: a\n---\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "group/b", "SKILL.md"), []byte("---\nname: b\n---\n"), 0o644)
+	os.WriteFile(filepath.Join(elsewhere, "SKILL.md"), []byte("---\nname: c\n---\n"), 0o644)
+	os.Symlink(filepath.Join(elsewhere, "SKILL.md"), filepath.Join(root, "linked", "SKILL.md"))
+	o := Options{Host: "claude", Roots: []string{root}}
+	saved := filepath.Join(t.TempDir(), "dirs")
+	walk := func() {
+		t.Helper()
+		l := LoadListings(saved)
+		if _, err := StampWith(o, l); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Save(saved); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	listingMargin = time.Hour // nothing has settled yet
+	walk()
+	if got, ok := Folders(saved); ok {
+		t.Fatalf("a walk that kept no listing names its folders: %v", got)
+	}
+	listingMargin = -time.Hour
+	walk()
+	got, ok := Folders(saved)
+	want := []string{root, filepath.Join(root, "a"), filepath.Join(root, "group"), filepath.Join(root, "group/b"),
+		filepath.Join(root, "linked"), elsewhere}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !ok || !slices.Equal(got, want) {
+		t.Fatalf("folders %v (%t), want %v", got, ok, want)
+	}
+	// A folder changed too recently to keep makes the listings partial
+	// again, and saying so is a change worth saving.
+	listingMargin = time.Hour
+	os.WriteFile(filepath.Join(root, "a", "notes.md"), nil, 0o644)
+	walk()
+	if _, ok := Folders(saved); ok {
+		t.Fatal("listings missing a changed folder name every folder")
+	}
+	if _, ok := Folders(filepath.Join(t.TempDir(), "missing")); ok {
+		t.Fatal("no listings name every folder")
 	}
 }
 
