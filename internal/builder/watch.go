@@ -2,48 +2,86 @@ package builder
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/skill-inject/ski/internal/dirwatch"
+	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
 )
 
 // Watcher keeps the indexes of the projects prompts recently came from up
 // to date between prompts: the embed server runs one, so that a skill
 // added, edited or removed during a session is in the index by the next
-// prompt, without any prompt paying for the check. It does no checking
-// itself: every interval it has Start start a builder for each project
-// (one per index, by lock), which runs at idle priority, compares the
-// skill files with the index's stamp and verifies its checksums, and
-// exits at once when nothing changed. So the walk over thousands of skill
-// files never holds up the server, whose one thread answers prompts. The
-// interval grows with the catalog (1 s, and 0.1 s more per 1,000 skills:
-// a check with no change lists only changed folders and costs ~2 ms of
-// CPU per 1,000 skills); a project no prompt came from for Keep is
-// dropped.
+// prompt, without any prompt paying for the check.
+//
+// It checks nothing itself: Start starts a builder (one per index, by
+// lock), which runs at idle priority, compares the skill files with the
+// index's stamp, verifies its checksums, and exits at once when nothing
+// changed. When to start one is the Watcher's part. Where the system can
+// watch folders (dirwatch), it watches every folder the last walk listed
+// (scan.Folders), the roots' parents, and it starts a builder only when
+// something changed there, or the index or its listings changed, or
+// Recheck passed: with nothing changed it costs one non-blocking read per
+// project, whatever the catalog's size. The folders are watched before
+// the check that vouches for them is started, so a change between the two
+// is never lost. Where they cannot be watched (another system, too many
+// folders, listings not yet complete), it starts a builder every interval:
+// 1 s, and 0.1 s more per 1,000 skills. A project no prompt came from for
+// Keep is dropped.
 type Watcher struct {
-	Start func(Project) // starts a builder for a project unless one runs
-	Keep  time.Duration // 0 means 30 minutes
+	Start   func(Project) bool // starts a builder for a project unless one runs; true if it did
+	Keep    time.Duration      // 0 means 30 minutes
+	Recheck time.Duration      // how often a watched project is checked all the same; 0 means 5 minutes
 
 	mu       sync.Mutex
 	projects map[string]*watched // by spec
 	wake     chan struct{}
 }
 
+// watched is one project and how it is watched.
 type watched struct {
 	p    Project
 	seen time.Time // the last prompt from it
-	next time.Time // when to check it next
+	next time.Time // when to check it next, while its folders are not watched
+
+	folders *dirwatch.Set // nil: not watched
+	marks   marks         // the index and its listings when folders were watched
+	checked time.Time     // when a builder last started after folders were watched (zero: none yet)
+}
+
+// marks identify the files of an index whose change means its folders
+// must be watched anew: the index (rebuilt, replaced or damaged) and the
+// listings of its last walk (which may name new folders).
+type marks struct{ index, listings fileMark }
+
+// fileMark identifies a file's state (zero: missing).
+type fileMark struct {
+	ino, size int64
+	mtime     time.Time
+}
+
+func markOf(path string) fileMark {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fileMark{}
+	}
+	return fileMark{ino: fileIno(st), size: st.Size(), mtime: st.ModTime()}
+}
+
+func marksOf(p Project) marks {
+	path := p.IndexPath()
+	return marks{index: markOf(path), listings: markOf(ListingsPath(path))}
 }
 
 // Add notes a prompt from the project spec describes (a Project as JSON).
 func (w *Watcher) Add(spec []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.projects == nil {
-		w.projects = map[string]*watched{}
-		w.wake = make(chan struct{}, 1)
-	}
+	w.init()
 	if p, ok := w.projects[string(spec)]; ok {
 		p.seen = time.Now()
 		return
@@ -59,17 +97,23 @@ func (w *Watcher) Add(spec []byte) {
 	}
 }
 
-// Run checks the projects that are due until stop is closed.
-func (w *Watcher) Run(stop <-chan struct{}) {
-	w.mu.Lock()
-	if w.wake == nil {
+func (w *Watcher) init() {
+	if w.projects == nil {
 		w.projects = map[string]*watched{}
 		w.wake = make(chan struct{}, 1)
 	}
+}
+
+// Run checks the projects that are due until stop is closed, then stops
+// watching their folders.
+func (w *Watcher) Run(stop <-chan struct{}) {
+	w.mu.Lock()
+	w.init()
 	wake := w.wake
 	w.mu.Unlock()
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
+	defer w.closeAll()
 	for {
 		select {
 		case <-stop:
@@ -91,24 +135,118 @@ func (w *Watcher) checkDue(now time.Time) {
 	w.mu.Lock()
 	var due []*watched
 	for spec, p := range w.projects {
-		switch {
-		case now.Sub(p.seen) > keep:
+		if now.Sub(p.seen) > keep {
+			p.unwatch()
 			delete(w.projects, spec)
-		case !now.Before(p.next):
-			due = append(due, p)
+			continue
 		}
+		due = append(due, p)
 	}
 	w.mu.Unlock()
 	for _, p := range due {
-		if w.Start != nil {
-			w.Start(p.p)
-		}
-		p.next = now.Add(interval(p.p.IndexPath()))
+		w.tend(p, now)
 	}
 }
 
-// interval is how long to wait between checks of the index at path: 1 s,
-// and 0.1 s more per 1,000 skills it holds.
+// tend starts a builder for p when its skills may have changed.
+func (w *Watcher) tend(p *watched, now time.Time) {
+	recheck := w.Recheck
+	if recheck == 0 {
+		recheck = 5 * time.Minute
+	}
+	m := marksOf(p.p)
+	if p.folders != nil && !p.folders.Changed() && m == p.marks {
+		if !p.checked.IsZero() && now.Sub(p.checked) < recheck {
+			return // nothing changed since a check vouched for it
+		}
+		if w.start(p.p) {
+			p.checked = now
+		}
+		return
+	}
+	if p.folders == nil && now.Before(p.next) {
+		return
+	}
+	// Something changed, or nothing is watched yet: watch the folders the
+	// last walk listed, then check (the check walks after the watch began).
+	p.unwatch()
+	p.folders, p.marks, p.checked = watchFolders(p.p), m, time.Time{}
+	if p.folders == nil {
+		p.next = now.Add(interval(p.p.IndexPath()))
+	}
+	if w.start(p.p) && p.folders != nil {
+		p.checked = now
+	}
+}
+
+func (w *Watcher) start(p Project) bool { return w.Start != nil && w.Start(p) }
+
+// unwatch stops watching p's folders.
+func (p *watched) unwatch() {
+	if p.folders != nil {
+		p.folders.Close()
+		p.folders = nil
+	}
+}
+
+// closeAll stops watching every project's folders.
+func (w *Watcher) closeAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range w.projects {
+		p.unwatch()
+	}
+}
+
+// watchFolders watches every folder whose change can change p's skills:
+// those its last walk listed and where its roots are made, removed or
+// replaced. It returns nil when they cannot all be watched: listings
+// missing or partial, too many folders, or a system without folder
+// watching.
+func watchFolders(p Project) *dirwatch.Set {
+	folders, ok := scan.Folders(ListingsPath(p.IndexPath()))
+	if !ok {
+		return nil
+	}
+	set, err := dirwatch.New()
+	if err != nil {
+		return nil
+	}
+	for _, f := range folders {
+		if err := set.Add(f); err != nil {
+			set.Close()
+			return nil
+		}
+	}
+	for _, r := range p.roots() {
+		if err := watchRoot(set, filepath.Clean(r)); err != nil {
+			set.Close()
+			return nil
+		}
+	}
+	return set
+}
+
+// watchRoot watches where root may be made, removed or replaced: its entry
+// in its parent, or, while the parent is missing too, the entry of the
+// first missing folder on its path in the nearest one that exists.
+func watchRoot(set *dirwatch.Set, root string) error {
+	dir, name := filepath.Dir(root), filepath.Base(root)
+	for {
+		err := set.AddEntry(dir, name)
+		if err == nil || errors.Is(err, dirwatch.ErrLimit) || dir == filepath.Dir(dir) {
+			return err
+		}
+		if _, statErr := os.Lstat(dir); statErr == nil {
+			return err // there, but not a folder that can be watched
+		}
+		dir, name = filepath.Dir(dir), filepath.Base(dir)
+	}
+}
+
+// interval is how long to wait between checks of the index at path when
+// its folders are not watched: 1 s, and 0.1 s more per 1,000 skills it
+// holds.
 func interval(path string) time.Duration {
 	n := 0
 	if h, err := vecfile.ReadHeader(path); err == nil {

@@ -115,12 +115,14 @@ func (b builds) spec(so scan.Options, model string) []byte {
 	return spec
 }
 
-// start starts a background builder of p unless one runs (a failure to
-// start is only logged: the caller answers from what is there).
-func (b builds) start(p builder.Project) {
+// start starts a background builder of p unless one runs, and reports
+// whether it started one (a failure to start is only logged: the caller
+// answers from what is there).
+func (b builds) start(p builder.Project) bool {
 	cmd, err := b.builderCommand(p)
+	started := false
 	if err == nil {
-		_, err = builder.Start(p, cmd)
+		started, err = builder.Start(p, cmd)
 		if cmd.Log != nil {
 			cmd.Log.Close()
 		}
@@ -128,6 +130,7 @@ func (b builds) start(p builder.Project) {
 	if err != nil {
 		b.warn(fmt.Sprintf("background index build: %v", err))
 	}
+	return started
 }
 
 // builderCommand runs "ski-embed-onnx --builder SPEC" (or this binary when

@@ -1,0 +1,118 @@
+//go:build linux
+
+package builder
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/skilltest"
+	"github.com/skill-inject/ski/internal/vecfile"
+)
+
+// settle waits until folders just made are old enough for a walk to keep
+// their listings (scan's margin is a second), so the watcher can watch
+// them.
+func settle() { time.Sleep(1100 * time.Millisecond) }
+
+// With its folders watched, the watcher starts a builder when a skill
+// changes and not otherwise, however often it looks; a change elsewhere
+// beside the root is none of its business.
+func TestWatcherStartsABuilderOnlyWhenSkillsChange(t *testing.T) {
+	home := t.TempDir()
+	root := filepath.Join(home, "skills")
+	skilltest.Write(t, root, "a", "Alpha.")
+	skilltest.Write(t, root, "b", "Beta.")
+	settle()
+	p := project(t, root)
+	starts := 0
+	w := &Watcher{Recheck: 24 * time.Hour, Start: func(p Project) bool {
+		starts++
+		run(t, p, &counting{Embedder: embed.NewLexical()})
+		return true
+	}}
+	spec, _ := json.Marshal(p)
+	w.Add(spec)
+	now := time.Now()
+	look := func(after time.Duration) {
+		now = now.Add(after)
+		w.checkDue(now)
+	}
+	look(0) // no listings yet: checked on the interval
+	look(time.Minute)
+	if starts != 2 || w.projects[string(spec)].folders == nil {
+		t.Fatalf("after the first walk the folders are watched: %d builders started, watching %v", starts, w.projects[string(spec)].folders)
+	}
+	for range 5 {
+		look(time.Minute)
+	}
+	if err := os.WriteFile(filepath.Join(home, "history.jsonl"), []byte("beside the root"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	look(time.Second)
+	if starts != 2 {
+		t.Fatalf("nothing changed in the skills, yet %d builders started", starts)
+	}
+
+	skilltest.Write(t, root, "c", "Gamma.")
+	look(time.Second)
+	if starts != 3 {
+		t.Fatalf("a skill was added: %d builders started, want 3", starts)
+	}
+	if h, err := vecfile.ReadHeader(p.IndexPath()); err != nil || h.Count != 3 {
+		t.Fatalf("the index after the change: %+v %v", h, err)
+	}
+	// The new folder is watched once it settled; then quiet again.
+	settle()
+	for range 3 {
+		look(time.Minute)
+	}
+	n := starts
+	for range 5 {
+		look(time.Minute)
+	}
+	if starts != n || w.projects[string(spec)].folders == nil {
+		t.Fatalf("quiet again: %d builders started after %d, watching %v", starts, n, w.projects[string(spec)].folders)
+	}
+	skilltest.Write(t, root, "c", "Gamma, edited.")
+	look(time.Second)
+	if starts != n+1 {
+		t.Fatalf("a skill in the new folder was edited: %d builders started, want %d", starts, n+1)
+	}
+}
+
+// A watched project is checked all the same every Recheck, and dropped
+// with its watches after Keep without a prompt.
+func TestWatcherRechecksAndForgets(t *testing.T) {
+	root := t.TempDir()
+	skilltest.Write(t, root, "a", "Alpha.")
+	settle()
+	p := project(t, root)
+	starts := 0
+	w := &Watcher{Recheck: 10 * time.Minute, Keep: time.Hour, Start: func(p Project) bool {
+		starts++
+		run(t, p, &counting{Embedder: embed.NewLexical()})
+		return true
+	}}
+	spec, _ := json.Marshal(p)
+	w.Add(spec)
+	now := time.Now()
+	w.checkDue(now)
+	w.checkDue(now.Add(time.Minute))
+	w.checkDue(now.Add(2 * time.Minute))
+	if starts != 2 {
+		t.Fatalf("%d builders started before the recheck, want 2", starts)
+	}
+	w.checkDue(now.Add(12 * time.Minute))
+	if starts != 3 {
+		t.Fatalf("%d builders started by the recheck, want 3", starts)
+	}
+	w.checkDue(now.Add(2 * time.Hour))
+	if len(w.projects) != 0 {
+		t.Fatal("a project no prompt came from for Keep is still watched")
+	}
+}
