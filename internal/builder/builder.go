@@ -117,6 +117,20 @@ func check(path, model string, so scan.Options, verify bool, warn func(string)) 
 	return Current, stamp
 }
 
+// CurrentPath is where a check that found the index at path current
+// writes the stamp it found: a Watcher vouches for the index only after a
+// check it started wrote it.
+func CurrentPath(path string) string { return path + ".current" }
+
+// markCurrent notes that a check found the index at path current with
+// stamp (best effort: without it a Watcher only vouches less).
+func markCurrent(path, stamp string) {
+	tmp := CurrentPath(path) + ".tmp"
+	if err := os.WriteFile(tmp, []byte(stamp), 0o600); err == nil {
+		os.Rename(tmp, CurrentPath(path))
+	}
+}
+
 // lacksBackground reports whether an index was built before its model had
 // a judge, which reads scores against the catalog's background: the next
 // build keeps every vector and adds it.

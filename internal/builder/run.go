@@ -60,6 +60,7 @@ func Run(p Project, o Options) (Result, error) {
 	for round := 0; round < rounds; round++ {
 		state, stamp := check(path, p.Model, p.Scan, true, o.Warn)
 		if state == Current {
+			markCurrent(path, stamp)
 			if h, err := vecfile.ReadHeader(path); err == nil {
 				res.Count = h.Count
 			}

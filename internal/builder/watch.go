@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -42,15 +43,18 @@ type Watcher struct {
 	wake     chan struct{}
 }
 
-// watched is one project and how it is watched.
+// watched is one project and how it is watched; mu guards what follows
+// it (seen is the Watcher's).
 type watched struct {
 	p    Project
+	mu   sync.Mutex
 	seen time.Time // the last prompt from it
 	next time.Time // when to check it next, while its folders are not watched
 
 	folders *dirwatch.Set // nil: not watched
 	marks   marks         // the index and its listings when folders were watched
 	checked time.Time     // when a builder last started after folders were watched (zero: none yet)
+	found   fileMark      // the note of a check's finding (CurrentPath) when it started
 }
 
 // marks identify the files of an index whose change means its folders
@@ -136,7 +140,9 @@ func (w *Watcher) checkDue(now time.Time) {
 	var due []*watched
 	for spec, p := range w.projects {
 		if now.Sub(p.seen) > keep {
+			p.mu.Lock()
 			p.unwatch()
+			p.mu.Unlock()
 			delete(w.projects, spec)
 			continue
 		}
@@ -148,8 +154,37 @@ func (w *Watcher) checkDue(now time.Time) {
 	}
 }
 
+// Current reports whether the index of the project spec describes is
+// current as far as the watch knows: its folders are watched, a check
+// started since then found the index current, and nothing changed since
+// in the folders, the index or its listings. False when it does not know
+// (the project is not watched, or is being watched anew right now).
+func (w *Watcher) Current(spec []byte) bool {
+	w.mu.Lock()
+	p := w.projects[string(spec)]
+	w.mu.Unlock()
+	if p == nil || !p.mu.TryLock() {
+		return false
+	}
+	defer p.mu.Unlock()
+	if p.folders == nil || p.checked.IsZero() || p.folders.Changed() || marksOf(p.p) != p.marks {
+		return false
+	}
+	path := p.p.IndexPath()
+	if markOf(CurrentPath(path)) == p.found {
+		// No check started since the watch began has found it current
+		// yet. (File times are too coarse to tell that by time.)
+		return false
+	}
+	found, err := os.ReadFile(CurrentPath(path))
+	h, herr := vecfile.ReadHeader(path)
+	return err == nil && herr == nil && string(found) == h.Stamp
+}
+
 // tend starts a builder for p when its skills may have changed.
 func (w *Watcher) tend(p *watched, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	recheck := w.Recheck
 	if recheck == 0 {
 		recheck = 5 * time.Minute
@@ -159,9 +194,7 @@ func (w *Watcher) tend(p *watched, now time.Time) {
 		if !p.checked.IsZero() && now.Sub(p.checked) < recheck {
 			return // nothing changed since a check vouched for it
 		}
-		if w.start(p.p) {
-			p.checked = now
-		}
+		w.check(p)
 		return
 	}
 	if p.folders == nil && now.Before(p.next) {
@@ -174,14 +207,20 @@ func (w *Watcher) tend(p *watched, now time.Time) {
 	if p.folders == nil {
 		p.next = now.Add(interval(p.p.IndexPath()))
 	}
-	if w.start(p.p) && p.folders != nil {
-		p.checked = now
+	w.check(p)
+}
+
+// check starts a builder for p and, when its folders are watched, notes
+// when, and the note of a finding there was then: one the builder writes
+// replaces it (Current).
+func (w *Watcher) check(p *watched) {
+	at, found := time.Now(), markOf(CurrentPath(p.p.IndexPath()))
+	if w.Start != nil && w.Start(p.p) && p.folders != nil {
+		p.checked, p.found = at, found
 	}
 }
 
-func (w *Watcher) start(p Project) bool { return w.Start != nil && w.Start(p) }
-
-// unwatch stops watching p's folders.
+// unwatch stops watching p's folders (the caller holds p.mu).
 func (p *watched) unwatch() {
 	if p.folders != nil {
 		p.folders.Close()
@@ -194,7 +233,9 @@ func (w *Watcher) closeAll() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, p := range w.projects {
+		p.mu.Lock()
 		p.unwatch()
+		p.mu.Unlock()
 	}
 }
 
@@ -212,10 +253,14 @@ func watchFolders(p Project) *dirwatch.Set {
 	if err != nil {
 		return nil
 	}
-	for _, f := range folders {
+	for i, f := range folders {
 		if err := set.Add(f); err != nil {
 			set.Close()
 			return nil
+		}
+		if i%256 == 255 {
+			// The server answers prompts on one P: let them in.
+			runtime.Gosched()
 		}
 	}
 	for _, r := range p.roots() {

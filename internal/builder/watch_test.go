@@ -116,3 +116,47 @@ func TestWatcherRechecksAndForgets(t *testing.T) {
 		t.Fatal("a project no prompt came from for Keep is still watched")
 	}
 }
+
+// The watcher vouches for an index only once a check it started after
+// watching found it current, and only while nothing changed since.
+func TestWatcherVouchesOnlyForWhatItChecked(t *testing.T) {
+	root := t.TempDir()
+	skilltest.Write(t, root, "a", "Alpha.")
+	settle()
+	p := project(t, root)
+	w := &Watcher{Start: func(p Project) bool {
+		run(t, p, &counting{Embedder: embed.NewLexical()})
+		return true
+	}}
+	spec, _ := json.Marshal(p)
+	if w.Current(spec) {
+		t.Fatal("vouched for a project it never saw")
+	}
+	w.Add(spec)
+	w.checkDue(time.Now()) // builds; no listings were there to watch
+	if w.Current(spec) {
+		t.Fatal("vouched for a project whose folders it does not watch")
+	}
+	w.checkDue(time.Now().Add(time.Minute)) // watches, then checks
+	if !w.Current(spec) {
+		t.Fatal("a checked, watched, unchanged project was not vouched for")
+	}
+	skilltest.Write(t, root, "a", "Alpha, edited.")
+	if w.Current(spec) {
+		t.Fatal("vouched for a project whose skill was just edited")
+	}
+	os.Remove(CurrentPath(p.IndexPath()))
+	w.checkDue(time.Now().Add(2 * time.Minute)) // watches anew, rebuilds
+	w.checkDue(time.Now().Add(3 * time.Minute)) // the index changed: watches anew, checks
+	if !w.Current(spec) {
+		t.Fatal("not vouched for after the change was built and checked")
+	}
+	// A check that did not finish (no note that it found the index
+	// current) vouches for nothing.
+	w.Start = func(Project) bool { return true }
+	skilltest.Write(t, root, "b", "Beta.")
+	w.checkDue(time.Now().Add(4 * time.Minute))
+	if w.Current(spec) {
+		t.Fatal("vouched though the check started after the change never ran")
+	}
+}

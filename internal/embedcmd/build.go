@@ -40,6 +40,9 @@ type builds struct {
 	model   string // the wanted model
 	maxLine int
 	warn    func(string)
+	// current, when set, asks the embed server whether a project's index
+	// is current, sparing the walk (server.current).
+	current func(builder.Project) bool
 }
 
 // indexLine is the summary record --index and --refresh print.
@@ -96,6 +99,9 @@ func (b builds) refreshBackground(so scan.Options) error {
 	return b.eachEvent(so, func(o scan.Options) (indexLine, error) {
 		p := b.project(o, model)
 		line := indexLine{Kind: "index", Path: p.IndexPath(), Model: p.Model, State: "current"}
+		if b.current != nil && b.current(p) {
+			return line, nil
+		}
 		if builder.Check(line.Path, p.Model, o, true, b.warn) != builder.Current {
 			line.State = "building"
 			b.start(p)

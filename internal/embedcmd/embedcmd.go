@@ -132,7 +132,8 @@ func (p Program) Run(env cli.Env) error {
 		eenv.Runtime = res.Config(cwd).OnnxRuntime
 	}
 	srv := server{env: env, dirs: dirs, embed: eenv, runtime: *runtime, warn: warn}
-	b := builds{env: env, dirs: dirs, embed: eenv, runtime: *runtime, model: *model, maxLine: *maxLine, warn: warn}
+	b := builds{env: env, dirs: dirs, embed: eenv, runtime: *runtime, model: *model, maxLine: *maxLine, warn: warn,
+		current: srv.current}
 	qo := query.Options{Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
 		Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap, Start: b.startFor,
 		Written: func() { closeOutput(env) }}

@@ -1,6 +1,7 @@
 package embedcmd
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +25,9 @@ import (
 const (
 	serverTimeout = 300 * time.Millisecond
 	serverPerText = 100 * time.Millisecond
+	// currentTimeout bounds asking whether an index is current: a server
+	// slower than that costs less than the walk it would spare.
+	currentTimeout = 50 * time.Millisecond
 )
 
 // startDelay is how long a server started by a client on its way out waits
@@ -108,6 +112,23 @@ func (s server) client(local embed.Embedder, build string) (*embedsrv.Client, er
 	}
 	return &embedsrv.Client{Local: local, Socket: sock, Build: build, ReadPrompt: prompt.Read,
 		Timeout: serverTimeout, PerText: serverPerText, Log: s.warn}, nil
+}
+
+// current asks the embed server of p's model, if one of this build runs,
+// whether p's index is current as far as its watch knows
+// (embedsrv.Client.Current); false when none answers.
+func (s server) current(p builder.Project) bool {
+	m, err := embed.Lookup(p.Model)
+	if err != nil {
+		return false
+	}
+	c, _ := s.client(unloadable{m}, embedsrv.Build())
+	if c == nil {
+		return false
+	}
+	c.Timeout = currentTimeout
+	spec, err := json.Marshal(p)
+	return err == nil && c.Current(spec)
 }
 
 // hint hands event to the embed server of model, if one runs, so it starts

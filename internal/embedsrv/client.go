@@ -84,6 +84,7 @@ func (c *Client) ask(req request) (answer, bool) {
 type answer struct {
 	vecs     [][]float32
 	readings []prompt.Reading
+	current  bool
 }
 
 // EmbedPrompts reads prompts (prompt.Read) and embeds their query texts,
@@ -135,6 +136,18 @@ func (c *Client) failed(err error) {
 func (c *Client) Ping() error {
 	_, err := c.call(request{Purpose: embed.Query})
 	return err
+}
+
+// Current asks the server whether the index of project (a Project as
+// ServerOptions.Watch reads it) is current as far as its watch knows, so
+// the caller need not walk the skills to find out. It is false when no
+// server answers, or when the server does not know (it then starts
+// watching the project). It leaves no connection open and never starts a
+// server.
+func (c *Client) Current(project []byte) bool {
+	defer c.hangUp()
+	resp, err := c.call(request{Purpose: embed.Query, Project: project, Current: true})
+	return err == nil && resp.current
 }
 
 // call sends req (its Hello filled in) and returns the server's answer. It
@@ -191,7 +204,7 @@ func (c *Client) exchange(req request) (a answer, answered bool, err error) {
 		return answer{}, true, fmt.Errorf("server vectors have %d dims, model %d", resp.Dim, m.Dim)
 	}
 	a.vecs, err = unpackVectors(resp.Vectors, len(texts), resp.Dim)
-	a.readings = resp.Readings
+	a.readings, a.current = resp.Readings, resp.Current
 	return a, true, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -438,5 +439,51 @@ func TestOneConnectionPerClient(t *testing.T) {
 	c.Close()
 	if *starts != 1 {
 		t.Errorf("starts %d, want 1", *starts)
+	}
+}
+
+// vouching is a Watch that knows the projects it was told are current.
+type vouching struct {
+	mu      sync.Mutex
+	added   []string
+	current map[string]bool
+}
+
+func (v *vouching) Add(p []byte)             { v.mu.Lock(); v.added = append(v.added, string(p)); v.mu.Unlock() }
+func (v *vouching) Run(stop <-chan struct{}) { <-stop }
+func (v *vouching) Current(p []byte) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.current[string(p)]
+}
+
+// Client.Current carries the watch's answer for a project, which the
+// server then watches; no server, or none that knows, means false.
+func TestCurrentAsksTheWatch(t *testing.T) {
+	sock := socket(t)
+	if c, _, _ := client(sock, "b1"); c.Current([]byte(`{"p":1}`)) {
+		t.Fatal("current with no server")
+	}
+	w := &vouching{current: map[string]bool{`{"p":1}`: true}}
+	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1", CacheSize: 8, Watch: w,
+		Open: func() (embed.Embedder, error) { return embed.NewLexical(), nil }})
+	for i := 0; i < 500 && !alive(sock); i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	c, l, starts := client(sock, "b1")
+	if !c.Current([]byte(`{"p":1}`)) {
+		t.Fatal("the watch vouched for the project, the client heard otherwise")
+	}
+	if c.Current([]byte(`{"p":2}`)) {
+		t.Fatal("current for a project the watch does not know")
+	}
+	w.mu.Lock()
+	added := w.added
+	w.mu.Unlock()
+	if !reflect.DeepEqual(added, []string{`{"p":1}`, `{"p":2}`}) {
+		t.Fatalf("the server watches %v", added)
+	}
+	if l.n != 0 || *starts != 0 || c.conn != nil {
+		t.Fatalf("asking embedded %d texts, started %d servers, left a connection: %v", l.n, *starts, c.conn != nil)
 	}
 }

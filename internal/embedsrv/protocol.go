@@ -29,8 +29,9 @@ import (
 
 // Protocol is the version of the wire format (2: requests of prompts; 3:
 // several requests per connection; 4: the readings of prompts returned;
-// 5: the project a prompt comes from, for the server to watch).
-const Protocol = 5
+// 5: the project a prompt comes from, for the server to watch; 6: whether
+// a watched project's index is current).
+const Protocol = 6
 
 // maxFrame bounds a frame, so a corrupt length cannot allocate gigabytes.
 const maxFrame = 64 << 20
@@ -52,6 +53,9 @@ type request struct {
 	Prompts bool          `json:"prompts,omitempty"`
 	// Project describes where the prompts come from (ServerOptions.Watch).
 	Project json.RawMessage `json:"project,omitempty"`
+	// Current asks, instead of vectors, whether Project's index is current
+	// as far as the server's watch knows (Client.Current).
+	Current bool `json:"current,omitempty"`
 }
 
 // response carries the vectors as little-endian float32s, row after row,
@@ -63,6 +67,8 @@ type response struct {
 	Vectors []byte `json:"vectors"`
 	// Readings are the prompts' readings, for a request of prompts.
 	Readings []prompt.Reading `json:"readings,omitempty"`
+	// Current answers a request of Current.
+	Current bool `json:"current,omitempty"`
 }
 
 // errMismatch is a server of another protocol, model or build.

@@ -41,11 +41,14 @@ type ServerOptions struct {
 	// prompts (Client.EmbedPrompts).
 	ReadPrompt func(p string) prompt.Reading
 	// Watch, when set, is given the project of each request that names
-	// one (Client.Project), and runs for as long as the server does
-	// (called once, in a goroutine, with a channel closed at its stop).
+	// one (Client.Project), runs for as long as the server does (called
+	// once, in a goroutine, with a channel closed at its stop), and says
+	// whether a project's index is current as far as it knows
+	// (Client.Current; false when it does not know).
 	Watch interface {
 		Add(project []byte)
 		Run(stop <-chan struct{})
+		Current(project []byte) bool
 	}
 	// WatchEvery is how often the server checks that its socket and run
 	// directory are still there and private; 0 means every second.
@@ -206,6 +209,10 @@ func (s *server) handle(conn *os.File) {
 func (s *server) answer(req request) response {
 	resp := response{Hello: s.hello}
 	resp.Dim = s.emb.Model().Dim
+	if req.Current {
+		resp.Current = s.o.Watch != nil && len(req.Project) > 0 && s.o.Watch.Current(req.Project)
+		return resp
+	}
 	if len(req.Texts) == 0 {
 		// A handshake only: answered without waiting for the model.
 		return resp
