@@ -19,6 +19,21 @@ import (
 // them.
 func settle() { time.Sleep(1100 * time.Millisecond) }
 
+// watching is a Watcher told of p, whose builders are lexical builds run
+// at once, counted in starts.
+func watching(t *testing.T, p Project, w *Watcher) (spec []byte, starts *int) {
+	t.Helper()
+	starts = new(int)
+	w.Start = func(p Project) bool {
+		*starts++
+		run(t, p, &counting{Embedder: embed.NewLexical()})
+		return true
+	}
+	spec, _ = json.Marshal(p)
+	w.Add(spec)
+	return spec, starts
+}
+
 // With its folders watched, the watcher starts a builder when a skill
 // changes and not otherwise, however often it looks; a change elsewhere
 // beside the root is none of its business.
@@ -29,14 +44,8 @@ func TestWatcherStartsABuilderOnlyWhenSkillsChange(t *testing.T) {
 	skilltest.Write(t, root, "b", "Beta.")
 	settle()
 	p := project(t, root)
-	starts := 0
-	w := &Watcher{Recheck: 24 * time.Hour, Start: func(p Project) bool {
-		starts++
-		run(t, p, &counting{Embedder: embed.NewLexical()})
-		return true
-	}}
-	spec, _ := json.Marshal(p)
-	w.Add(spec)
+	w := &Watcher{Recheck: 24 * time.Hour}
+	spec, starts := watching(t, p, w)
 	now := time.Now()
 	look := func(after time.Duration) {
 		now = now.Add(after)
@@ -44,8 +53,8 @@ func TestWatcherStartsABuilderOnlyWhenSkillsChange(t *testing.T) {
 	}
 	look(0) // no listings yet: checked on the interval
 	look(time.Minute)
-	if starts != 2 || w.projects[string(spec)].folders == nil {
-		t.Fatalf("after the first walk the folders are watched: %d builders started, watching %v", starts, w.projects[string(spec)].folders)
+	if *starts != 2 || w.projects[string(spec)].folders == nil {
+		t.Fatalf("after the first walk the folders are watched: %d builders started, watching %v", *starts, w.projects[string(spec)].folders)
 	}
 	for range 5 {
 		look(time.Minute)
@@ -54,14 +63,14 @@ func TestWatcherStartsABuilderOnlyWhenSkillsChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	look(time.Second)
-	if starts != 2 {
-		t.Fatalf("nothing changed in the skills, yet %d builders started", starts)
+	if *starts != 2 {
+		t.Fatalf("nothing changed in the skills, yet %d builders started", *starts)
 	}
 
 	skilltest.Write(t, root, "c", "Gamma.")
 	look(time.Second)
-	if starts != 3 {
-		t.Fatalf("a skill was added: %d builders started, want 3", starts)
+	if *starts != 3 {
+		t.Fatalf("a skill was added: %d builders started, want 3", *starts)
 	}
 	if h, err := vecfile.ReadHeader(p.IndexPath()); err != nil || h.Count != 3 {
 		t.Fatalf("the index after the change: %+v %v", h, err)
@@ -71,17 +80,17 @@ func TestWatcherStartsABuilderOnlyWhenSkillsChange(t *testing.T) {
 	for range 3 {
 		look(time.Minute)
 	}
-	n := starts
+	n := *starts
 	for range 5 {
 		look(time.Minute)
 	}
-	if starts != n || w.projects[string(spec)].folders == nil {
-		t.Fatalf("quiet again: %d builders started after %d, watching %v", starts, n, w.projects[string(spec)].folders)
+	if *starts != n || w.projects[string(spec)].folders == nil {
+		t.Fatalf("quiet again: %d builders started after %d, watching %v", *starts, n, w.projects[string(spec)].folders)
 	}
 	skilltest.Write(t, root, "c", "Gamma, edited.")
 	look(time.Second)
-	if starts != n+1 {
-		t.Fatalf("a skill in the new folder was edited: %d builders started, want %d", starts, n+1)
+	if *starts != n+1 {
+		t.Fatalf("a skill in the new folder was edited: %d builders started, want %d", *starts, n+1)
 	}
 }
 
@@ -91,25 +100,18 @@ func TestWatcherRechecksAndForgets(t *testing.T) {
 	root := t.TempDir()
 	skilltest.Write(t, root, "a", "Alpha.")
 	settle()
-	p := project(t, root)
-	starts := 0
-	w := &Watcher{Recheck: 10 * time.Minute, Keep: time.Hour, Start: func(p Project) bool {
-		starts++
-		run(t, p, &counting{Embedder: embed.NewLexical()})
-		return true
-	}}
-	spec, _ := json.Marshal(p)
-	w.Add(spec)
+	w := &Watcher{Recheck: 10 * time.Minute, Keep: time.Hour}
+	_, starts := watching(t, project(t, root), w)
 	now := time.Now()
 	w.checkDue(now)
 	w.checkDue(now.Add(time.Minute))
 	w.checkDue(now.Add(2 * time.Minute))
-	if starts != 2 {
-		t.Fatalf("%d builders started before the recheck, want 2", starts)
+	if *starts != 2 {
+		t.Fatalf("%d builders started before the recheck, want 2", *starts)
 	}
 	w.checkDue(now.Add(12 * time.Minute))
-	if starts != 3 {
-		t.Fatalf("%d builders started by the recheck, want 3", starts)
+	if *starts != 3 {
+		t.Fatalf("%d builders started by the recheck, want 3", *starts)
 	}
 	w.checkDue(now.Add(2 * time.Hour))
 	if len(w.projects) != 0 {
@@ -124,15 +126,11 @@ func TestWatcherVouchesOnlyForWhatItChecked(t *testing.T) {
 	skilltest.Write(t, root, "a", "Alpha.")
 	settle()
 	p := project(t, root)
-	w := &Watcher{Start: func(p Project) bool {
-		run(t, p, &counting{Embedder: embed.NewLexical()})
-		return true
-	}}
-	spec, _ := json.Marshal(p)
-	if w.Current(spec) {
+	w := &Watcher{}
+	if unseen, _ := json.Marshal(p); w.Current(unseen) {
 		t.Fatal("vouched for a project it never saw")
 	}
-	w.Add(spec)
+	spec, _ := watching(t, p, w)
 	w.checkDue(time.Now()) // builds; no listings were there to watch
 	if w.Current(spec) {
 		t.Fatal("vouched for a project whose folders it does not watch")
