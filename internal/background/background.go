@@ -29,8 +29,21 @@ func Attach(idx *vecfile.Index, emb embed.Embedder, cache *embcache.Cache, alway
 	if err != nil {
 		return err
 	}
+	bg.Scoring = Scoring(idx.Header.Model)
 	idx.Header.Background = &bg
 	return nil
+}
+
+// Scoring names the default ranking weights of the model id, under which
+// a background is measured: an index whose background was measured under
+// others is measured again.
+func Scoring(model string) string {
+	m, err := embed.Lookup(model)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("lexical %g body %g keyword %g intent %g small-edit %g",
+		m.LexicalWeight, m.BodyWeight, m.KeywordBoost, m.IntentBoost, m.SmallEditPenalty)
 }
 
 // Keys are the embedding cache's keys of the generic prompts' vectors,

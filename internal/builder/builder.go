@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/skill-inject/ski/internal/aside"
+	"github.com/skill-inject/ski/internal/background"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/flock"
 	"github.com/skill-inject/ski/internal/index"
@@ -99,7 +100,7 @@ func check(path, model string, so scan.Options, verify bool, warn func(string)) 
 		SetAside(path, err, warn)
 		return Damaged, ""
 	}
-	if h.Model != model || lacksBackground(h) {
+	if h.Model != model || staleBackground(h) {
 		return Stale, ""
 	}
 	// The listings of the last walk spare listing the folders that did not
@@ -131,11 +132,12 @@ func markCurrent(path, stamp string) {
 	}
 }
 
-// lacksBackground reports whether an index was built before its model had
-// a judge, which reads scores against the catalog's background: the next
-// build keeps every vector and adds it.
-func lacksBackground(h vecfile.Header) bool {
-	return judge.Has(h.Model) && h.Background == nil
+// staleBackground reports whether an index lacks the background its
+// model's judge reads scores against (built before the model had a
+// judge), or has one measured under other ranking weights: the next build
+// keeps every vector and measures it again.
+func staleBackground(h vecfile.Header) bool {
+	return judge.Has(h.Model) && (h.Background == nil || h.Background.Scoring != background.Scoring(h.Model))
 }
 
 // ListingsPath is where the checks of the index at path keep the listings

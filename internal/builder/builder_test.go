@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"github.com/skill-inject/ski/internal/embcache"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/indexfile"
+	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/skilltest"
 	"github.com/skill-inject/ski/internal/vecfile"
@@ -196,7 +198,8 @@ func TestLockIsExclusive(t *testing.T) {
 }
 
 // An index built before its model had a judge lacks the catalog's
-// background: it is stale, and the next build adds it, every vector kept.
+// background, and one built under other ranking weights has another's:
+// either is stale, and the next build measures it, every vector kept.
 func TestIndexWithoutBackgroundIsStale(t *testing.T) {
 	root := t.TempDir()
 	skilltest.Write(t, root, "a", "Find the cause of a failing test, an error or a crash before fixing the code.")
@@ -213,17 +216,25 @@ func TestIndexWithoutBackgroundIsStale(t *testing.T) {
 	if state := Check(p.IndexPath(), p.Model, p.Scan, true, func(string) {}); state != Current {
 		t.Fatalf("fresh index: %s", state)
 	}
-	idx.Header.Background = nil
-	if err := indexfile.Write(p.IndexPath(), idx); err != nil {
-		t.Fatal(err)
-	}
-	if state := Check(p.IndexPath(), p.Model, p.Scan, true, func(string) {}); state != Stale {
-		t.Fatalf("index without a background: %s, want stale", state)
-	}
-	if res := run(t, p, judged); !res.Built || res.Stats.Reused != 2 || res.Stats.Embedded != 0 {
-		t.Fatalf("rebuild: %+v, want both vectors kept", res)
-	}
-	if h, err := vecfile.ReadHeader(p.IndexPath()); err != nil || h.Background == nil {
-		t.Fatalf("rebuilt index: background %+v, %v", h.Background, err)
+	measured := *idx.Header.Background
+	other := measured
+	other.Scoring = "lexical 0.1 body 0 keyword 0 intent 0 small-edit 0"
+	for what, bg := range map[string]*judge.Background{"without a background": nil, "measured under other weights": &other} {
+		idx.Header.Background = bg
+		if err := indexfile.Write(p.IndexPath(), idx); err != nil {
+			t.Fatal(err)
+		}
+		if state := Check(p.IndexPath(), p.Model, p.Scan, true, func(string) {}); state != Stale {
+			t.Fatalf("index %s: %s, want stale", what, state)
+		}
+		if res := run(t, p, judged); !res.Built || res.Stats.Reused != 2 || res.Stats.Embedded != 0 {
+			t.Fatalf("rebuild of an index %s: %+v, want both vectors kept", what, res)
+		}
+		// (Scores from the stored half-precision vectors move in the
+		// fourth decimal.)
+		if h, err := vecfile.ReadHeader(p.IndexPath()); err != nil || h.Background == nil || h.Background.Scoring != measured.Scoring ||
+			math.Abs(h.Background.Q90-measured.Q90) > 1e-3 || math.Abs(h.Background.Q50-measured.Q50) > 1e-3 {
+			t.Fatalf("rebuilt index %s: background %+v, want %+v (%v)", what, h.Background, measured, err)
+		}
 	}
 }

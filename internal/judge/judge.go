@@ -27,6 +27,9 @@ const Judged = 5
 type Background struct {
 	Q50 float64 `json:"q50"`
 	Q90 float64 `json:"q90"`
+	// Scoring names the ranking weights the scores were measured under
+	// (background.Scoring): with other weights they fall elsewhere.
+	Scoring string `json:"scoring,omitempty"`
 }
 
 // MinSpread is the least distance between a valid background's quantiles:
