@@ -64,6 +64,7 @@ func run(env cli.Env) error {
 	folds := fs.Int("folds", 0, "fit the gate values on the rows by k-fold cross-validation grouped by skill and report them out of fold, with in-sample beside (0: the model's fixed values)")
 	maxFI := fs.Float64("max-false-injection", 0.03, "with --folds: the fit's limit on rows expecting no skill that get one injected")
 	maxNoise := fs.Float64("max-noise", 0.15, "with --folds: the fit's limit on rows expecting no skill that get a suggestion")
+	minNearMiss := fs.Float64("min-near-miss", 0.85, "with --folds: the least share of near-miss rows the fit's inject threshold keeps right")
 	if err := cli.Parse(fs, env); err != nil {
 		return err
 	}
@@ -189,7 +190,8 @@ func run(env cli.Env) error {
 		}
 	}
 	if *folds > 0 {
-		cv, err := crossValidate(rows, set, *folds, *maxFI, *maxNoise, *model, len(res.Skills), tokens)
+		lim := calib.Limits{MaxFalseInjection: *maxFI, MaxNoise: *maxNoise, MinNearMiss: *minNearMiss}
+		cv, err := crossValidate(rows, set, *folds, lim, *model, len(res.Skills), tokens)
 		if err != nil {
 			return err
 		}
@@ -250,16 +252,15 @@ func run(env cli.Env) error {
 
 // crossValidate fits the gate values around the model's own on k-1 folds
 // and scores the fold left out, for every fold.
-func crossValidate(rows []eval.Labelled, base gate.Settings, k int, maxFI, maxNoise float64, model string, skills int, tokens eval.Tokens) (eval.CVReport, error) {
+func crossValidate(rows []eval.Labelled, base gate.Settings, k int, lim calib.Limits, model string, skills int, tokens eval.Tokens) (eval.CVReport, error) {
 	inject := base.InjectSimilarity
 	f := calib.Fitter{
-		Base:              base,
-		Inject:            calib.Range(inject-0.15, inject+0.10, 0.005),
-		Suggest:           calib.Range(inject-0.20, inject, 0.005),
-		Margin:            []float64{0.02, 0.04, 0.06, 0.08, 0.12},
-		Set:               calib.Scores,
-		MaxFalseInjection: maxFI,
-		MaxNoise:          maxNoise,
+		Base:    base,
+		Inject:  calib.Range(inject-0.15, inject+0.10, 0.005),
+		Suggest: calib.Range(inject-0.20, inject, 0.005),
+		Margin:  []float64{0.02, 0.04, 0.06, 0.08, 0.12},
+		Set:     calib.Scores,
+		Limits:  lim,
 	}
 	judged := false
 	for _, r := range rows {

@@ -21,10 +21,19 @@ type Fitter struct {
 	Margin  []float64     // score margins tried
 	// Set puts a point of the grid into settings: Scores or Confidences.
 	Set func(s *gate.Settings, inject, floor, margin float64)
+	Limits
+}
+
+// Limits are what a fit may not trade for injected recall.
+type Limits struct {
 	// MaxFalseInjection bounds the share of rows expecting no skill that get
 	// one injected; MaxNoise the share that get a suggestion.
 	MaxFalseInjection float64
 	MaxNoise          float64
+	// MinNearMiss is the least share of near-miss rows (prompts that share
+	// words with a skill they do not need) the inject threshold must keep
+	// right; 0 sets no limit, nor do rows without that category.
+	MinNearMiss float64
 }
 
 // Scores sets the thresholds on the score, for unjudged candidates.
@@ -69,8 +78,8 @@ func (f Fitter) Fit(train []eval.Labelled) (Fitted, error) {
 		for _, inject := range f.Inject {
 			s := f.Base
 			f.Set(&s, inject, inject, margin)
-			m, negFI := score(train, s)
-			ok := negFI <= f.MaxFalseInjection+1e-12
+			m, negFI, nearMiss := score(train, s)
+			ok := negFI <= f.MaxFalseInjection+1e-12 && nearMiss >= f.MinNearMiss-1e-12
 			better := m.GatedRecall > bestRecall+1e-12 ||
 				(math.Abs(m.GatedRecall-bestRecall) <= 1e-12 && inject > bestInject)
 			if ok && (!found || better) {
@@ -83,7 +92,7 @@ func (f Fitter) Fit(train []eval.Labelled) (Fitted, error) {
 		s := f.Base
 		bestInject, bestMargin = f.Inject[len(f.Inject)-1], f.Margin[0]
 		f.Set(&s, bestInject, bestInject, bestMargin)
-		m, _ := score(train, s)
+		m, _, _ := score(train, s)
 		best = Fitted{Settings: s, Train: m}
 	}
 	for _, floor := range f.Suggest {
@@ -92,7 +101,7 @@ func (f Fitter) Fit(train []eval.Labelled) (Fitted, error) {
 		}
 		s := best.Settings
 		f.Set(&s, bestInject, floor, bestMargin)
-		m, _ := score(train, s)
+		m, _, _ := score(train, s)
 		if m.SuggestionNoise <= f.MaxNoise+1e-12 && m.FalseInjection <= best.Train.FalseInjection+1e-12 {
 			best = Fitted{Settings: s, Train: m}
 			break
@@ -114,21 +123,29 @@ func (f Fitter) Decider() eval.Fitter {
 }
 
 // score gates every row with s, on a fresh session, and returns the
-// metrics and the false injection of the negative rows (generic prompts
-// that need no skill: what MaxFalseInjection bounds), or of every row
-// expecting none when there are no negative rows.
-func score(rows []eval.Labelled, s gate.Settings) (all eval.Metrics, negFI float64) {
+// metrics, the false injection of the negative rows (generic prompts that
+// need no skill: what MaxFalseInjection bounds), or of every row expecting
+// none when there are no negative rows, and the share of near-miss rows
+// right (1 when there are none: what MinNearMiss bounds).
+func score(rows []eval.Labelled, s gate.Settings) (all eval.Metrics, negFI, nearMiss float64) {
 	outs := make([]eval.Outcome, len(rows))
-	var neg []eval.Outcome
+	var neg, near []eval.Outcome
 	for i, r := range rows {
 		outs[i] = eval.Score(r.Case, gate.Decide(r.Cands, s, nil))
-		if r.Category == "negative" {
+		switch r.Category {
+		case "negative":
 			neg = append(neg, outs[i])
+		case "near-miss":
+			near = append(near, outs[i])
 		}
 	}
 	all = eval.Summarise(outs)
-	if len(neg) == 0 {
-		return all, all.FalseInjection
+	negFI, nearMiss = all.FalseInjection, 1
+	if len(neg) > 0 {
+		negFI = eval.Summarise(neg).FalseInjection
 	}
-	return all, eval.Summarise(neg).FalseInjection
+	if len(near) > 0 {
+		nearMiss = eval.Summarise(near).Right
+	}
+	return all, negFI, nearMiss
 }

@@ -35,8 +35,7 @@ func TestFitKeepsTheLimits(t *testing.T) {
 		Margin:  []float64{0.05},
 		Set:     Scores,
 		// 1 of 25 negatives may get a skill injected, 4 a suggestion.
-		MaxFalseInjection: 0.04,
-		MaxNoise:          0.16,
+		Limits: Limits{MaxFalseInjection: 0.04, MaxNoise: 0.16},
 	}
 	fit, err := f.Fit(rows())
 	if err != nil {
@@ -60,5 +59,38 @@ func TestRange(t *testing.T) {
 	r := Range(0.1, 0.3, 0.05)
 	if len(r) != 5 || r[0] != 0.1 || r[4] != 0.3 {
 		t.Fatalf("range %v", r)
+	}
+}
+
+// Near-miss rows hold the inject threshold up when MinNearMiss asks it to,
+// and count for nothing when it does not.
+func TestFitKeepsNearMissesRight(t *testing.T) {
+	labelled := rows()
+	// Ten near-misses that need no skill, their best candidate scoring
+	// 0.75 to 0.84: above what the negatives let through.
+	for i := range 10 {
+		c := record.Candidate{ID: "y", Score: 0.75 + 0.01*float64(i), AutoInject: true, UserInvocable: true}
+		c.TopScore = c.Score
+		labelled = append(labelled, eval.Labelled{Case: eval.Case{Category: "near-miss"}, Cands: []record.Candidate{c}})
+	}
+	f := Fitter{
+		Base:   gate.Settings{MaxSkills: 2, MaxSuggestions: 3},
+		Inject: Range(0.40, 0.95, 0.01),
+		Margin: []float64{0.05},
+		Set:    Scores,
+		Limits: Limits{MaxFalseInjection: 0.04, MaxNoise: 1},
+	}
+	for _, c := range []struct {
+		min  float64
+		want float64
+	}{{0, 0.74}, {0.8, 0.83}, {1, 0.85}} {
+		f.MinNearMiss = c.min
+		fit, err := f.Fit(labelled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fit.Settings.InjectSimilarity; got != c.want {
+			t.Errorf("near-misses right at least %.0f%%: inject threshold %.2f, want %.2f", 100*c.min, got, c.want)
+		}
 	}
 }
