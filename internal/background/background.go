@@ -25,6 +25,10 @@ func Attach(idx *vecfile.Index, emb embed.Embedder, cache *embcache.Cache, alway
 	if (j == nil && !always) || len(idx.Entries) == 0 {
 		return nil
 	}
+	// Scored as ski-rank will score them: from the vectors as the index
+	// file stores them, whether they were embedded now or kept from an
+	// older file.
+	idx.Quantize()
 	bg, err := measure(idx, emb, cache)
 	if err != nil {
 		return err
