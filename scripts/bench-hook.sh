@@ -17,11 +17,19 @@
 # timed index builds (3).
 #   scripts/bench-hook.sh [ROOT]
 set -euo pipefail
-# --stop DIR (internal): stop the embed server of a benchmark directory.
+# --stop DIR (internal): stop the embed server of a benchmark directory,
+# then the background builders it or a hook started (their progress files
+# name them), so that the directory can be removed.
 if [ "${1:-}" = --stop ]; then
 	pid=$(cat "$2"/run/ski/*.lock 2>/dev/null || true)
 	if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
 	while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
+	for f in "$2"/cache/ski/index/*.progress; do
+		[ -f "$f" ] || continue
+		pid=$(grep -o '"pid":[0-9]*' "$f" | cut -d: -f2)
+		kill "$pid" 2>/dev/null || true
+		while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
+	done
 	exit 0
 fi
 cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
@@ -42,14 +50,7 @@ go build -o bin/ ./cmd/...
 tmp=$(mktemp -d)
 server_pid() { cat "$tmp"/run/ski/*.lock 2>/dev/null || true; }
 stop_server() { "$repo/scripts/bench-hook.sh" --stop "$tmp"; }
-# stop_builders kills the background builders (their progress files name them).
-stop_builders() {
-	for f in "$tmp"/cache/ski/index/*.progress; do
-		[ -f "$f" ] && kill "$(grep -o '"pid":[0-9]*' "$f" | cut -d: -f2)" 2>/dev/null
-	done
-	sleep 0.2
-}
-trap 'stop_server; stop_builders; rm -rf "$tmp"' EXIT
+trap 'stop_server; rm -rf "$tmp"' EXIT
 mkdir -m 700 "$tmp/run"
 # The installed model and runtime stay where scripts/setup.sh put them.
 export XDG_DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share}
