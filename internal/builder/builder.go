@@ -125,12 +125,7 @@ func CurrentPath(path string) string { return path + ".current" }
 
 // markCurrent notes that a check found the index at path current with
 // stamp (best effort: without it a Watcher only vouches less).
-func markCurrent(path, stamp string) {
-	tmp := CurrentPath(path) + ".tmp"
-	if err := os.WriteFile(tmp, []byte(stamp), 0o600); err == nil {
-		os.Rename(tmp, CurrentPath(path))
-	}
-}
+func markCurrent(path, stamp string) { replaceFile(CurrentPath(path), []byte(stamp)) }
 
 // staleBackground reports whether an index lacks the background its
 // model's judge reads scores against (built before the model had a
@@ -200,6 +195,12 @@ type Progress struct {
 func writeProgress(path string, pr Progress) {
 	pr.Updated = time.Now().UTC().Truncate(time.Second)
 	b, _ := json.Marshal(pr)
+	replaceFile(path, b)
+}
+
+// replaceFile replaces the small file at path with b, through a temporary
+// file beside it, so a reader sees the old bytes or the new (best effort).
+func replaceFile(path string, b []byte) {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err == nil {
 		os.Rename(tmp, path)
