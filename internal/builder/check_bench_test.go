@@ -74,7 +74,7 @@ func BenchmarkWatchedCheck(b *testing.B) {
 	})
 	b.Run("watch", func(b *testing.B) {
 		for b.Loop() {
-			if set := watchFolders(p); set == nil {
+			if set := watchFolders(p, p.IndexPath()); set == nil {
 				b.Fatal("not watched")
 			} else {
 				set.Close()

@@ -76,8 +76,8 @@ func markOf(path string) fileMark {
 	return fileMark{ino: fileIno(st), size: st.Size(), mtime: st.ModTime()}
 }
 
-func marksOf(p Project) marks {
-	path := p.IndexPath()
+// marksOf marks the index at path and its listings.
+func marksOf(path string) marks {
 	return marks{index: markOf(path), listings: markOf(ListingsPath(path))}
 }
 
@@ -167,10 +167,10 @@ func (w *Watcher) Current(spec []byte) bool {
 		return false
 	}
 	defer p.mu.Unlock()
-	if p.folders == nil || p.checked.IsZero() || p.folders.Changed() || marksOf(p.p) != p.marks {
+	path := p.p.IndexPath()
+	if p.folders == nil || p.checked.IsZero() || p.folders.Changed() || marksOf(path) != p.marks {
 		return false
 	}
-	path := p.p.IndexPath()
 	if markOf(CurrentPath(path)) == p.found {
 		// No check started since the watch began has found it current
 		// yet. (File times are too coarse to tell that by time.)
@@ -189,12 +189,15 @@ func (w *Watcher) tend(p *watched, now time.Time) {
 	if recheck == 0 {
 		recheck = 5 * time.Minute
 	}
-	m := marksOf(p.p)
+	// The index's path, which names the project's roots, is worked out
+	// once a look.
+	path := p.p.IndexPath()
+	m := marksOf(path)
 	if p.folders != nil && !p.folders.Changed() && m == p.marks {
 		if !p.checked.IsZero() && now.Sub(p.checked) < recheck {
 			return // nothing changed since a check vouched for it
 		}
-		w.check(p)
+		w.check(p, path)
 		return
 	}
 	if p.folders == nil && now.Before(p.next) {
@@ -203,18 +206,18 @@ func (w *Watcher) tend(p *watched, now time.Time) {
 	// Something changed, or nothing is watched yet: watch the folders the
 	// last walk listed, then check (the check walks after the watch began).
 	p.unwatch()
-	p.folders, p.marks, p.checked = watchFolders(p.p), m, time.Time{}
+	p.folders, p.marks, p.checked = watchFolders(p.p, path), m, time.Time{}
 	if p.folders == nil {
-		p.next = now.Add(interval(p.p.IndexPath()))
+		p.next = now.Add(interval(path))
 	}
-	w.check(p)
+	w.check(p, path)
 }
 
-// check starts a builder for p and, when its folders are watched, notes
-// when, and the note of a finding there was then: one the builder writes
-// replaces it (Current).
-func (w *Watcher) check(p *watched) {
-	at, found := time.Now(), markOf(CurrentPath(p.p.IndexPath()))
+// check starts a builder for p, whose index is at path, and, when its
+// folders are watched, notes when, and the note of a finding there was
+// then: one the builder writes replaces it (Current).
+func (w *Watcher) check(p *watched, path string) {
+	at, found := time.Now(), markOf(CurrentPath(path))
 	if w.Start != nil && w.Start(p.p) && p.folders != nil {
 		p.checked, p.found = at, found
 	}
@@ -239,13 +242,13 @@ func (w *Watcher) closeAll() {
 	}
 }
 
-// watchFolders watches every folder whose change can change p's skills:
-// those its last walk listed and where its roots are made, removed or
-// replaced. It returns nil when they cannot all be watched: listings
+// watchFolders watches every folder whose change can change p's skills
+// (its index at path): those its last walk listed and where its roots are
+// made, removed or replaced. It returns nil when they cannot all be watched: listings
 // missing or partial, too many folders, or a system without folder
 // watching.
-func watchFolders(p Project) *dirwatch.Set {
-	folders, ok := scan.Folders(ListingsPath(p.IndexPath()))
+func watchFolders(p Project, path string) *dirwatch.Set {
+	folders, ok := scan.Folders(ListingsPath(path))
 	if !ok {
 		return nil
 	}
