@@ -23,7 +23,7 @@ const events = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MO
 type Set struct {
 	fd      int
 	limit   int
-	watched map[string]bool  // the paths added
+	watched map[string]bool  // the folders added, each with the entry it was added for ("": whole)
 	filters map[int32]filter // by watch descriptor
 	changed bool             // a change, an overflow or a failed read was seen
 	buf     []byte
@@ -101,7 +101,9 @@ func (s *Set) add(dir, name string) error {
 	return nil
 }
 
-// Len is how many folders the set watches.
+// Len is how many watches the set was asked for, which is what Limit
+// bounds: a folder added whole and for an entry counts twice, though the
+// system keeps one watch for it.
 func (s *Set) Len() int { return len(s.watched) }
 
 // Changed reports whether anything happened in a watched folder since the

@@ -17,7 +17,7 @@ func (s *Set) Add(string) error { return ErrUnsupported }
 // AddEntry fails: nothing can be watched.
 func (s *Set) AddEntry(string, string) error { return ErrUnsupported }
 
-// Len is 0.
+// Len is 0: nothing is watched.
 func (s *Set) Len() int { return 0 }
 
 // Changed always reports a change.
