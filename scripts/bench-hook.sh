@@ -11,7 +11,8 @@
 #            nothing (prompts answered from the lexical index meanwhile)
 # and the index build by hand (ski-embed --refresh; its peak RSS and the
 # index's size), the no-change check the session-start hook runs
-# (ski-embed --refresh --background), and ski-rank on one query. Needs
+# (ski-embed --refresh --background), and ski-rank on one query, reading
+# the index itself and asking the warm server, which holds it. Needs
 # scripts/setup.sh and hyperfine (installed with apt-get when missing and
 # run as root). SKI_BENCH_RUNS prompts per measurement (30), SKI_BENCH_BUILDS
 # timed index builds (3).
@@ -116,11 +117,12 @@ index=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["path"])
 printf '  peak RSS %5.1f MB  index %.1f MB\n' "$(echo "$kb" | awk '{print $1/1024}')" "$(stat -c %s "$index" | awk '{print $1/1e6}')"
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "bin/ski-embed --refresh --background <$start" >/dev/null
 stats "no-change check" "$tmp/h.json"; echo
-# ski-rank alone, on a query record of the first prompt.
+# ski-rank alone, on a query record of the first prompt, reading the
+# index itself (no server runs yet; the warm server ranks it below).
 "$tmp/next"
 SKI_EMBED_SERVER=0 bin/ski-embed --query <"$tmp/cur.json" >"$tmp/query.json"
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "GOMAXPROCS=1 bin/ski-rank <$tmp/query.json" >/dev/null
-stats "ski-rank (one query)" "$tmp/h.json"; echo
+stats "ski-rank (in process)" "$tmp/h.json"; echo
 
 # Cold: no server, index built; the hook starts a server for next time,
 # which is stopped before each run.
@@ -138,6 +140,8 @@ echo 0 >"$tmp/n"
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --prepare "$tmp/next" "$hook" >/dev/null
 stats "warm (server running)" "$tmp/h.json"
 rss "$hook"
+hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "GOMAXPROCS=1 bin/ski-rank <$tmp/query.json" >/dev/null
+stats "ski-rank (by the server)" "$tmp/h.json"; echo
 pid=$(server_pid)
 echo "embed server: peak RSS $(awk '/VmHWM/ {printf "%.1f MB", $2/1024}' /proc/"$pid"/status)"
 

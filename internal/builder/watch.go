@@ -37,6 +37,10 @@ type Watcher struct {
 	Start   func(Project) bool // starts a builder for a project unless one runs; true if it did
 	Keep    time.Duration      // 0 means 30 minutes
 	Recheck time.Duration      // how often a watched project is checked all the same; 0 means 5 minutes
+	// Indexed, when set, is called (in a goroutine) with the path of a
+	// project's index when the index is there anew: first seen, rebuilt
+	// or replaced. The server reads it then, ahead of the next prompt.
+	Indexed func(path string)
 
 	mu       sync.Mutex
 	projects map[string]*watched // by spec
@@ -205,6 +209,9 @@ func (w *Watcher) tend(p *watched, now time.Time) {
 	}
 	// Something changed, or nothing is watched yet: watch the folders the
 	// last walk listed, then check (the check walks after the watch began).
+	if w.Indexed != nil && m.index != (fileMark{}) && m.index != p.marks.index {
+		go w.Indexed(path)
+	}
 	p.unwatch()
 	p.folders, p.marks, p.checked = watchFolders(p.p, path), m, time.Time{}
 	if p.folders == nil {

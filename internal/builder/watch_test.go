@@ -44,18 +44,41 @@ func TestWatcherStartsABuilderOnlyWhenSkillsChange(t *testing.T) {
 	skilltest.Write(t, root, "b", "Beta.")
 	settle()
 	p := project(t, root)
-	w := &Watcher{Recheck: 24 * time.Hour}
+	indexed := make(chan string, 10)
+	w := &Watcher{Recheck: 24 * time.Hour, Indexed: func(path string) { indexed <- path }}
 	spec, starts := watching(t, p, w)
 	now := time.Now()
 	look := func(after time.Duration) {
 		now = now.Add(after)
 		w.checkDue(now)
 	}
+	// wantIndexed waits for Indexed to have been called n times since the
+	// last wait, with the project's index.
+	wantIndexed := func(n int, when string) {
+		t.Helper()
+		for i := range n {
+			select {
+			case got := <-indexed:
+				if got != p.IndexPath() {
+					t.Fatalf("%s: Indexed(%s), want %s", when, got, p.IndexPath())
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: Indexed called %d times, want %d", when, i, n)
+			}
+		}
+		select {
+		case <-indexed:
+			t.Fatalf("%s: Indexed called more than %d times", when, n)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 	look(0) // no listings yet: checked on the interval
+	wantIndexed(0, "no index yet")
 	look(time.Minute)
 	if *starts != 2 || w.projects[string(spec)].folders == nil {
 		t.Fatalf("after the first walk the folders are watched: %d builders started, watching %v", *starts, w.projects[string(spec)].folders)
 	}
+	wantIndexed(1, "the first index")
 	for range 5 {
 		look(time.Minute)
 	}
@@ -87,6 +110,7 @@ func TestWatcherStartsABuilderOnlyWhenSkillsChange(t *testing.T) {
 	if *starts != n || w.projects[string(spec)].folders == nil {
 		t.Fatalf("quiet again: %d builders started after %d, watching %v", *starts, n, w.projects[string(spec)].folders)
 	}
+	wantIndexed(1, "the index rebuilt")
 	skilltest.Write(t, root, "c", "Gamma, edited.")
 	look(time.Second)
 	if *starts != n+1 {

@@ -16,6 +16,7 @@ import (
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embcache"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/embedsrv"
 	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/ndjson"
@@ -147,7 +148,7 @@ func (b builds) builderCommand(p builder.Project) (builder.Command, error) {
 	if err != nil {
 		return builder.Command{}, fmt.Errorf("builder spec: %w", err)
 	}
-	exe, err := runtimeBinaryPath(RuntimeBinary)
+	exe, err := embedsrv.FindBinary(RuntimeBinary)
 	if err != nil {
 		if exe, err = os.Executable(); err != nil {
 			return builder.Command{}, fmt.Errorf("find executable: %w", err)

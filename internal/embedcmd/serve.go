@@ -16,6 +16,7 @@ import (
 	"github.com/skill-inject/ski/internal/embedsrv"
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/query"
+	"github.com/skill-inject/ski/internal/rank"
 	"github.com/skill-inject/ski/internal/xdg"
 )
 
@@ -81,7 +82,7 @@ func (s server) wrap(e embed.Embedder) embed.Embedder {
 // returns an embedder that fails at once, and the query is ranked with the
 // lexical index.
 func (s server) remote(m embed.Model) embed.Embedder {
-	exe, err := runtimeBinaryPath(RuntimeBinary)
+	exe, err := embedsrv.FindBinary(RuntimeBinary)
 	if err != nil {
 		return nil
 	}
@@ -197,8 +198,12 @@ func (s server) serve(model string, idle, delay time.Duration, detach bool, watc
 	if err != nil {
 		return err
 	}
+	// The server ranks for ski-rank against indexes it keeps read; the
+	// watcher has it read one as soon as a builder wrote it.
+	held := &rank.Held{}
+	watch.Indexed = held.Prepare
 	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256, Hint: query.Hint, ReadPrompt: prompt.Read,
-		Watch: watch, Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
+		Rank: held.Rank, Watch: watch, Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
 	if errors.Is(err, embedsrv.ErrRunning) {
 		return nil
 	}

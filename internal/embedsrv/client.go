@@ -85,6 +85,7 @@ type answer struct {
 	vecs     [][]float32
 	readings []prompt.Reading
 	current  bool
+	ranked   string
 }
 
 // EmbedPrompts reads prompts (prompt.Read) and embeds their query texts,
@@ -150,6 +151,20 @@ func (c *Client) Current(project []byte) bool {
 	return err == nil && resp.current
 }
 
+// Rank asks the server to rank query, a query record, against the index
+// at path with settings (ServerOptions.Rank), and returns the candidate
+// lines. It never starts a server.
+func (c *Client) Rank(index string, query, settings []byte) ([]byte, error) {
+	resp, err := c.call(request{Purpose: embed.Query, Rank: &rankRequest{Index: index, Query: query, Settings: settings}})
+	if err != nil {
+		return nil, err
+	}
+	if r := resp.ranked; r != "" && r[len(r)-1] != '\n' {
+		return nil, errors.New("server's ranking does not end a line")
+	}
+	return []byte(resp.ranked), nil
+}
+
 // call sends req (its Hello filled in) and returns the server's answer. It
 // dials the server unless it holds a connection; after an error it holds
 // none.
@@ -204,7 +219,7 @@ func (c *Client) exchange(req request) (a answer, answered bool, err error) {
 		return answer{}, true, fmt.Errorf("server vectors have %d dims, model %d", resp.Dim, m.Dim)
 	}
 	a.vecs, err = unpackVectors(resp.Vectors, len(texts), resp.Dim)
-	a.readings, a.current = resp.Readings, resp.Current
+	a.readings, a.current, a.ranked = resp.Readings, resp.Current, resp.Ranked
 	return a, true, err
 }
 

@@ -487,3 +487,109 @@ func TestCurrentAsksTheWatch(t *testing.T) {
 		t.Fatalf("asking embedded %d texts, started %d servers, left a connection: %v", l.n, *starts, c.conn != nil)
 	}
 }
+
+// Client.Rank carries a ranking request to ServerOptions.Rank and its
+// lines back; a server that cannot rank, or fails to, is an error, and
+// a Ranker then answers false and asks that server no more.
+func TestRank(t *testing.T) {
+	sock := socket(t)
+	type asked struct{ index, query, settings string }
+	var mu sync.Mutex
+	var got []asked
+	rank := func(index string, query, settings []byte) ([]byte, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, asked{index, string(query), string(settings)})
+		if index == "/broken.skv" {
+			return nil, errors.New("index /broken.skv: corrupt")
+		}
+		return []byte("{\"kind\":\"candidate\",\"rank\":1}\n"), nil
+	}
+	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1", Rank: rank,
+		Open: func() (embed.Embedder, error) { return embed.NewLexical(), nil }})
+	for i := 0; i < 500 && !alive(sock); i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	c, l, starts := client(sock, "b1")
+	lines, err := c.Rank("/p/index.skv", []byte(`{"kind":"query"}`), []byte(`{"top":3}`))
+	if err != nil || string(lines) != "{\"kind\":\"candidate\",\"rank\":1}\n" {
+		t.Fatalf("ranked %q, %v", lines, err)
+	}
+	if _, err := c.Rank("/broken.skv", []byte(`{}`), []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Fatalf("a failed ranking gave %v", err)
+	}
+	mu.Lock()
+	if len(got) != 2 || got[0] != (asked{"/p/index.skv", `{"kind":"query"}`, `{"top":3}`}) {
+		t.Fatalf("the server was asked %+v", got)
+	}
+	mu.Unlock()
+	if l.n != 0 || *starts != 0 {
+		t.Fatalf("ranking embedded %d texts, started %d servers", l.n, *starts)
+	}
+
+	noRank := socket(t)
+	serve(t, noRank, "b1", time.Minute)
+	c2, _, _ := client(noRank, "b1")
+	if _, err := c2.Rank("/p/index.skv", []byte(`{}`), []byte(`{}`)); err == nil {
+		t.Fatal("a server that cannot rank ranked")
+	}
+}
+
+// A Ranker finds the server of a query's model where ski-embed starts
+// it, asks it, and gives up on it after one failure; it never asks for a
+// lexical model or with SKI_EMBED_SERVER=0.
+func TestRanker(t *testing.T) {
+	state := t.TempDir()
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	run, err := RunDir(getenv, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := embed.Lookup("bge-small-en-v1.5-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := SocketPath(run, m.ID, embed.Env{Getenv: getenv, Runtime: "/opt/ort.so"})
+	var calls atomic.Int32
+	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: BuildOf(exe),
+		Rank: func(index string, _, _ []byte) ([]byte, error) {
+			calls.Add(1)
+			if index == "/broken.skv" {
+				return nil, errors.New("corrupt")
+			}
+			return []byte("line\n"), nil
+		},
+		Open: func() (embed.Embedder, error) { return ModelOnly(m), nil }})
+	for i := 0; i < 500 && !alive(sock); i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	var logged []string
+	r := &Ranker{Getenv: getenv, StateDir: state, Binary: exe, Runtime: func(string) string { return "/opt/ort.so" },
+		Log: func(s string) { logged = append(logged, s) }}
+	if lines, ok := r.Rank(m.ID, "/p", "/p/index.skv", []byte(`{}`), []byte(`{}`)); !ok || string(lines) != "line\n" {
+		t.Fatalf("ranked %q, %v", lines, ok)
+	}
+	if _, ok := r.Rank(embed.LexicalID, "/p", "/p/index.skv", []byte(`{}`), []byte(`{}`)); ok || calls.Load() != 1 {
+		t.Fatalf("a lexical query went to the server: %v, %d calls", ok, calls.Load())
+	}
+	env["SKI_EMBED_SERVER"] = "0"
+	if _, ok := r.Rank(m.ID, "/p", "/p/index.skv", []byte(`{}`), []byte(`{}`)); ok || calls.Load() != 1 {
+		t.Fatalf("SKI_EMBED_SERVER=0, and the server was asked: %v, %d calls", ok, calls.Load())
+	}
+	delete(env, "SKI_EMBED_SERVER")
+	if _, ok := r.Rank(m.ID, "/p", "/broken.skv", []byte(`{}`), []byte(`{}`)); ok || len(logged) != 1 {
+		t.Fatalf("a failed ranking: %v, logged %q", ok, logged)
+	}
+	if _, ok := r.Rank(m.ID, "/p", "/p/index.skv", []byte(`{}`), []byte(`{}`)); ok || calls.Load() != 2 {
+		t.Fatalf("a server that failed was asked again: %v, %d calls", ok, calls.Load())
+	}
+	other := &Ranker{Getenv: getenv, StateDir: state, Binary: exe}
+	if _, ok := other.Rank(m.ID, "/p", "/p/index.skv", []byte(`{}`), []byte(`{}`)); ok {
+		t.Fatal("a Ranker of another runtime found this server")
+	}
+}

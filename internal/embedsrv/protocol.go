@@ -30,8 +30,8 @@ import (
 // Protocol is the version of the wire format (2: requests of prompts; 3:
 // several requests per connection; 4: the readings of prompts returned;
 // 5: the project a prompt comes from, for the server to watch; 6: whether
-// a watched project's index is current).
-const Protocol = 6
+// a watched project's index is current; 7: rankings).
+const Protocol = 7
 
 // maxFrame bounds a frame, so a corrupt length cannot allocate gigabytes.
 const maxFrame = 64 << 20
@@ -56,6 +56,17 @@ type request struct {
 	// Current asks, instead of vectors, whether Project's index is current
 	// as far as the server's watch knows (Client.Current).
 	Current bool `json:"current,omitempty"`
+	// Rank asks, instead of vectors, for the ranking of a query
+	// (ServerOptions.Rank).
+	Rank *rankRequest `json:"rank,omitempty"`
+}
+
+// rankRequest is a query record to rank against an index, with the
+// ranking's settings, both as the ranking package reads them.
+type rankRequest struct {
+	Index    string          `json:"index"`
+	Query    json.RawMessage `json:"query"`
+	Settings json.RawMessage `json:"settings"`
 }
 
 // response carries the vectors as little-endian float32s, row after row,
@@ -69,6 +80,8 @@ type response struct {
 	Readings []prompt.Reading `json:"readings,omitempty"`
 	// Current answers a request of Current.
 	Current bool `json:"current,omitempty"`
+	// Ranked answers a request of Rank: the candidate lines.
+	Ranked string `json:"ranked,omitempty"`
 }
 
 // errMismatch is a server of another protocol, model or build.

@@ -50,6 +50,10 @@ type ServerOptions struct {
 		Run(stop <-chan struct{})
 		Current(project []byte) bool
 	}
+	// Rank, when set, ranks a query record against the index at a path
+	// with the given settings and returns the candidate lines
+	// (rank.Held.Rank), for Client.Rank.
+	Rank func(index string, query, settings []byte) ([]byte, error)
 	// WatchEvery is how often the server checks that its socket and run
 	// directory are still there and private; 0 means every second.
 	WatchEvery time.Duration
@@ -211,6 +215,17 @@ func (s *server) answer(req request) response {
 	resp.Dim = s.emb.Model().Dim
 	if req.Current {
 		resp.Current = s.o.Watch != nil && len(req.Project) > 0 && s.o.Watch.Current(req.Project)
+		return resp
+	}
+	if req.Rank != nil {
+		if s.o.Rank == nil {
+			return response{Hello: s.hello, Error: "this server does not rank"}
+		}
+		ranked, err := s.o.Rank(req.Rank.Index, req.Rank.Query, req.Rank.Settings)
+		if err != nil {
+			return response{Hello: s.hello, Error: err.Error()}
+		}
+		resp.Ranked = string(ranked)
 		return resp
 	}
 	if len(req.Texts) == 0 {

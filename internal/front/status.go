@@ -243,7 +243,7 @@ func (w *world) serverState() serverInfo {
 		s.other = exe
 		return s
 	}
-	c := &embedsrv.Client{Local: modelOnly{m}, Socket: s.socket, Build: embedsrv.BuildOf(ours), Timeout: 2 * time.Second}
+	c := &embedsrv.Client{Local: embedsrv.ModelOnly(m), Socket: s.socket, Build: embedsrv.BuildOf(ours), Timeout: 2 * time.Second}
 	defer c.Close()
 	if s.err = c.Ping(); s.err == nil {
 		s.running = true
@@ -265,15 +265,6 @@ func (s serverInfo) summary() string {
 		return fmt.Sprintf("not answering at %s: %v", s.socket, s.err)
 	}
 	return "not running (the next session start starts it; prompts until then load the model in process)"
-}
-
-// modelOnly stands in for an embedder in a handshake, which embeds nothing.
-type modelOnly struct{ m embed.Model }
-
-func (e modelOnly) Model() embed.Model { return e.m }
-func (e modelOnly) Close() error       { return nil }
-func (e modelOnly) Embed([]string, embed.Purpose) ([][]float32, error) {
-	return nil, errors.New("a handshake embeds nothing")
 }
 
 // lastSession reports what ski did in the most recently updated session.

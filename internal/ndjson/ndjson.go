@@ -133,6 +133,14 @@ func (w *Writer) WriteRaw(line []byte) error {
 	return nil
 }
 
+// WriteLines writes lines already encoded, each with its newline.
+func (w *Writer) WriteLines(lines []byte) error {
+	if _, err := w.w.Write(lines); err != nil {
+		return fmt.Errorf("write record: %w", err)
+	}
+	return nil
+}
+
 // Flush writes out what is buffered.
 func (w *Writer) Flush() error {
 	if err := w.w.Flush(); err != nil {

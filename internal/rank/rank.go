@@ -5,10 +5,12 @@
 package rank
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -64,6 +66,13 @@ type Options struct {
 	// calibrated default.
 	SmallEditPenalty func(model, cwd string) float64
 	MaxLine          int
+	// Remote, when set, is asked first to rank each query the model of
+	// which the record names, unless Judge or Features are set: with the
+	// query's model and directory, the index's path, the query record and
+	// the settings worked out for it (JSON of Settings), it returns the
+	// candidate lines as Run would write them (Held.Rank), or false to
+	// have the query ranked here.
+	Remote func(model, cwd, index string, query, settings []byte) ([]byte, bool)
 }
 
 // Run reads query records and writes candidate records.
@@ -83,6 +92,9 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 		if path == "" {
 			return r.Errorf("query has no \"index\" field and no --index was given")
 		}
+		if lines, ok := o.remote(q, path, line); ok {
+			return w.WriteLines(lines)
+		}
 		cat, ok := indexes[path]
 		if !ok {
 			idx, err := vecfile.ReadRanking(path)
@@ -92,20 +104,49 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 			cat = NewCatalog(idx)
 			indexes[path] = cat
 		}
-		cands, err := cat.Rank(q, o)
-		if err != nil {
+		if err := cat.write(w, q, o); err != nil {
 			return r.Errorf("%w", err)
-		}
-		for _, c := range cands {
-			if err := w.Encode(c); err != nil {
-				return err
-			}
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
 	return w.Flush()
+}
+
+// remote asks o.Remote to rank q, the query record line, against the
+// index at path, when o can go with it; it returns the candidate lines.
+func (o Options) remote(q Query, path string, line []byte) ([]byte, bool) {
+	if o.Remote == nil || q.Model == "" {
+		return nil, false
+	}
+	s, ok := o.settings(q.Model, q.Cwd)
+	if !ok {
+		return nil, false
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, false
+	}
+	// The other process runs in another directory.
+	if path, err = filepath.Abs(path); err != nil {
+		return nil, false
+	}
+	return o.Remote(q.Model, q.Cwd, path, line, b)
+}
+
+// write ranks q and writes its candidates to w.
+func (c *Catalog) write(w *ndjson.Writer, q Query, o Options) error {
+	cands, err := c.Rank(q, o)
+	if err != nil {
+		return err
+	}
+	for _, cd := range cands {
+		if err := w.Encode(cd); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Query is what ranking needs of a query record.

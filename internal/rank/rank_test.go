@@ -404,3 +404,28 @@ func TestJudgedConfidences(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHeldRank ranks the query record at SKI_BENCH_QUERY against the
+// index at SKI_BENCH_INDEX held in memory, as the embed server does for
+// ski-rank (Held.Rank) once it has read the index:
+//
+//	SKI_BENCH_INDEX=... SKI_BENCH_QUERY=... go test ./internal/rank -run '^$' -bench HeldRank
+func BenchmarkHeldRank(b *testing.B) {
+	path, query := os.Getenv("SKI_BENCH_INDEX"), os.Getenv("SKI_BENCH_QUERY")
+	if path == "" || query == "" {
+		b.Skip("SKI_BENCH_INDEX and SKI_BENCH_QUERY are not set")
+	}
+	line, err := os.ReadFile(query)
+	if err != nil {
+		b.Fatal(err)
+	}
+	line = bytes.TrimSpace(line)
+	settings := []byte(`{"top":10}`)
+	var h Held
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.Rank(path, line, settings); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

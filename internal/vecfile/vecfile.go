@@ -358,10 +358,11 @@ func termsField(entries []Entry) (*bm25.Inverted, error) {
 type part int
 
 const (
-	headerOnly part = iota
-	ranking         // the header and the table
-	verified        // and the records' checksum, not decompressed
-	whole           // and the records
+	headerOnly  part = iota
+	ranking          // the header and the table
+	verified         // and the records' checksum, not decompressed
+	whole            // and the records
+	rankingCopy      // ranking, from a copy of the file
 )
 
 // RecordCodec compresses the records section, which only a rebuild reads.
@@ -384,6 +385,13 @@ func Read(path string, rc RecordCodec) (*Index, error) {
 // Tags, Affinity, DisableModelInvocation, AutoInject and UserInvocable.
 func ReadRanking(path string) (*Index, error) {
 	return readFile(path, ranking, nil)
+}
+
+// LoadRanking is ReadRanking from a copy of the file in memory instead of
+// a mapping of it, for a long-lived process that drops the indexes it no
+// longer needs (the embed server): a mapping is never undone.
+func LoadRanking(path string) (*Index, error) {
+	return readFile(path, rankingCopy, nil)
 }
 
 // Verify reads the whole index at path and checks every checksum and that
@@ -418,9 +426,7 @@ func readFile(path string, upto part, rc RecordCodec) (*Index, error) {
 	case ranking, verified:
 		data, err = mapFile(f, upto == verified)
 	default:
-		var b []byte
-		b, err = io.ReadAll(f)
-		data = string(b)
+		data, err = readAll(f)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read index %s: %w", path, err)
@@ -433,6 +439,23 @@ func readFile(path string, upto part, rc RecordCodec) (*Index, error) {
 		return nil, fmt.Errorf("index %s: %w", path, err)
 	}
 	return idx, nil
+}
+
+// readAll reads f whole into a string of its own, allocated once at the
+// file's size (a copy of a 10,000-skill index is 20 MB). ski replaces an
+// index by renaming a new file over it, so a file that changes size as it
+// is read is damage: a short read is an error, a longer file fails the
+// checks of what was read.
+func readAll(f *os.File) (string, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return "", err
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
 
 // prefixLen is the length of the magic, the version and the header's size
@@ -481,6 +504,9 @@ func decode(data string, upto part, rc RecordCodec) (*Index, error) {
 	}
 	if upto == headerOnly {
 		return idx, nil
+	}
+	if upto == rankingCopy {
+		upto = ranking
 	}
 	if err := decodeTable(c, idx, upto == ranking); err != nil {
 		return nil, fmt.Errorf("table: %w", err)
