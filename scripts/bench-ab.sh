@@ -6,7 +6,8 @@
 # embed server (started by its session-start hook, as hosts do) in
 # throw-away XDG directories, and the two hooks take turns on fresh prompts
 # (testdata/bench/prompts.txt, each pair the same prompt, each run a new
-# session), the order swapped every pair. Prints each side's p50 and the
+# session), the order swapped every pair, once both have built their
+# index. Prints each side's p50 and the
 # median and mean of the paired differences B - A, in ms, timed from the
 # shell that starts the hook. Two copies of the same code differ by up to
 # ~0.3 ms over 100 pairs and ~0.7 ms over 30: use 120 or more.
@@ -39,8 +40,7 @@ mkdir -p "$tmp/a" "$tmp/b" "$tmp/home"
 mkdir -m 700 "$tmp/a/run" "$tmp/b/run"
 # The installed model and runtime stay where scripts/setup.sh put them.
 export XDG_DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share}
-export HOME=$tmp/home XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state \
-	XDG_CONFIG_HOME=$tmp/config SKI_ROOTS=$root
+export HOME=$tmp/home XDG_STATE_HOME=$tmp/state XDG_CONFIG_HOME=$tmp/config SKI_ROOTS=$root
 
 python3 - "$repo/testdata/payloads/claude-prompt.json" "$repo/testdata/bench/prompts.txt" "$tmp/payloads" "$((2 * pairs + 12))" <<'PY'
 import json, os, sys, uuid
@@ -52,12 +52,21 @@ for i in range(int(sys.argv[4])):
     json.dump(p, open(os.path.join(sys.argv[3], "%d.json" % i), "w"))
 PY
 
-# hook SIDE MODE < payload: side a or b's hook, in its own run dir.
+# hook SIDE MODE < payload: side a or b's hook, in its own run and cache
+# dirs.
 hook() {
 	local dir=$a sh=${SHELL_A:-sh}
 	if [ "$1" = b ]; then dir=$b sh=${SHELL_B:-sh}; fi
-	XDG_RUNTIME_DIR=$tmp/$1/run SKI_BIN=$dir/bin "$sh" "$dir/scripts/hook-claude.sh" "$2" >/dev/null
+	XDG_RUNTIME_DIR=$tmp/$1/run XDG_CACHE_HOME=$tmp/$1/cache SKI_BIN=$dir/bin "$sh" "$dir/scripts/hook-claude.sh" "$2" >/dev/null
 }
+# Each side's index is built before the runs (until it is, prompts are
+# answered from the lexical index, which is not what is compared): a's by
+# hand, b's from a copy of a's cache, whose embeddings it reuses (and the
+# index itself, when both sides read the same format).
+start=$repo/testdata/payloads/claude-session-startup.json
+XDG_CACHE_HOME=$tmp/a/cache SKI_EMBED_SERVER=0 "$a/bin/ski-embed" --refresh <"$start" >/dev/null
+cp -r "$tmp/a/cache" "$tmp/b/cache"
+XDG_CACHE_HOME=$tmp/b/cache SKI_EMBED_SERVER=0 "$b/bin/ski-embed" --refresh <"$start" >/dev/null
 for side in a b; do
 	hook "$side" session-start <"$repo/testdata/payloads/claude-session-startup.json"
 	for _ in $(seq 500); do

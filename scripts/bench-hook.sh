@@ -12,7 +12,8 @@
 # and the index build by hand (ski-embed --refresh; its peak RSS and the
 # index's size), the no-change check the session-start hook runs
 # (ski-embed --refresh --background), and ski-rank on one query, reading
-# the index itself and asking the warm server, which holds it. Needs
+# the index itself and with the warm server running (which ranks against
+# an index of ~4,000 skills or more). Needs
 # scripts/setup.sh and hyperfine (installed with apt-get when missing and
 # run as root). SKI_BENCH_RUNS prompts per measurement (30), SKI_BENCH_BUILDS
 # timed index builds (3).
@@ -118,7 +119,8 @@ printf '  peak RSS %5.1f MB  index %.1f MB\n' "$(echo "$kb" | awk '{print $1/102
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "bin/ski-embed --refresh --background <$start" >/dev/null
 stats "no-change check" "$tmp/h.json"; echo
 # ski-rank alone, on a query record of the first prompt, reading the
-# index itself (no server runs yet; the warm server ranks it below).
+# index itself (no server runs yet; below, with the warm server, which
+# ranks against indexes of rank.RemoteFrom bytes or more).
 "$tmp/next"
 SKI_EMBED_SERVER=0 bin/ski-embed --query <"$tmp/cur.json" >"$tmp/query.json"
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "GOMAXPROCS=1 bin/ski-rank <$tmp/query.json" >/dev/null
@@ -141,7 +143,7 @@ hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --p
 stats "warm (server running)" "$tmp/h.json"
 rss "$hook"
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "GOMAXPROCS=1 bin/ski-rank <$tmp/query.json" >/dev/null
-stats "ski-rank (by the server)" "$tmp/h.json"; echo
+stats "ski-rank (server running)" "$tmp/h.json"; echo
 pid=$(server_pid)
 echo "embed server: peak RSS $(awk '/VmHWM/ {printf "%.1f MB", $2/1024}' /proc/"$pid"/status)"
 

@@ -42,13 +42,13 @@ func run(env cli.Env) error {
 	if *bodyWeight >= 0 {
 		o.BodyWeight = bodyWeight
 	}
-	// The embed server keeps the index read between prompts: it ranks
-	// when it runs, with the settings worked out here.
+	// The embed server keeps large indexes read between prompts: it
+	// ranks against them when it runs, with the settings worked out here.
 	if server, err := embedsrv.FindBinary(embedsrv.ServerBinary); err == nil {
 		r := &embedsrv.Ranker{Getenv: env.Getenv, StateDir: dirs.State, Binary: server,
 			Runtime: func(cwd string) string { return res.Config(cwd).OnnxRuntime },
 			Log:     func(msg string) { fmt.Fprintf(env.Stderr, "ski-rank: warning: %s\n", msg) }}
-		o.Remote = r.Rank
+		o.Remote, o.RemoteFrom = r.Rank, rank.RemoteFrom
 	}
 	// The patterns that find mentions compile while the query is on its
 	// way (the query record brings the rest of the prompt's reading).

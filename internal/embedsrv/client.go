@@ -1,11 +1,14 @@
 package embedsrv
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/prompt"
@@ -71,7 +74,7 @@ func (c *Client) ask(req request) (answer, bool) {
 	if c.off {
 		return answer{}, false
 	}
-	resp, err := c.call(req)
+	resp, err := c.callJSON(req)
 	if err != nil {
 		c.off = true
 		c.failed(err)
@@ -135,7 +138,7 @@ func (c *Client) failed(err error) {
 // build, without embedding anything (nor waiting for the model). A server
 // of another version exits on it, as on any request.
 func (c *Client) Ping() error {
-	_, err := c.call(request{Purpose: embed.Query})
+	_, err := c.callJSON(request{Purpose: embed.Query})
 	return err
 }
 
@@ -147,80 +150,114 @@ func (c *Client) Ping() error {
 // server.
 func (c *Client) Current(project []byte) bool {
 	defer c.hangUp()
-	resp, err := c.call(request{Purpose: embed.Query, Project: project, Current: true})
+	resp, err := c.callJSON(request{Purpose: embed.Query, Project: project, Current: true})
 	return err == nil && resp.current
 }
 
 // Rank asks the server to rank query, a query record, against the index
 // at path with settings (ServerOptions.Rank), and returns the candidate
-// lines. It never starts a server.
+// lines. It never starts a server. Its request is encoded, and the
+// response read, without encoding/json (rankFrame).
 func (c *Client) Rank(index string, query, settings []byte) ([]byte, error) {
-	resp, err := c.call(request{Purpose: embed.Query, Rank: &rankRequest{Index: index, Query: query, Settings: settings}})
+	encode := func(h Hello) ([]byte, error) { return rankFrame(h, index, query, settings), nil }
+	a, err := c.call(0, encode, func(raw []byte, h Hello) (answer, error) {
+		r := gjson.ParseBytes(raw)
+		got := Hello{Protocol: int(r.Get("protocol").Int()), Model: r.Get("model").Str, Build: r.Get("build").Str}
+		if got != h {
+			return answer{}, fmt.Errorf("%w: server %+v, client %+v", errMismatch, got, h)
+		}
+		if e := r.Get("error"); e.Exists() && e.Str != "" {
+			return answer{}, errors.New(e.Str)
+		}
+		return answer{ranked: r.Get("ranked").Str}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if r := resp.ranked; r != "" && r[len(r)-1] != '\n' {
+	if r := a.ranked; r != "" && r[len(r)-1] != '\n' {
 		return nil, errors.New("server's ranking does not end a line")
 	}
-	return []byte(resp.ranked), nil
+	return []byte(a.ranked), nil
 }
 
-// call sends req (its Hello filled in) and returns the server's answer. It
-// dials the server unless it holds a connection; after an error it holds
-// none.
-func (c *Client) call(req request) (answer, error) {
+// callJSON sends req and decodes the response (request and response
+// objects of encoding/json).
+func (c *Client) callJSON(req request) (answer, error) {
+	encode := func(h Hello) ([]byte, error) {
+		req.Hello = h
+		return json.Marshal(req)
+	}
+	return c.call(len(req.Texts), encode, func(raw []byte, h Hello) (answer, error) {
+		var resp response
+		if err := json.Unmarshal(raw, &resp); err != nil {
+			return answer{}, fmt.Errorf("receive: %w", err)
+		}
+		if resp.Hello != h {
+			return answer{}, fmt.Errorf("%w: server %+v, client %+v", errMismatch, resp.Hello, h)
+		}
+		if resp.Error != "" {
+			return answer{}, errors.New(resp.Error)
+		}
+		if m := c.Local.Model(); resp.Dim != m.Dim {
+			return answer{}, fmt.Errorf("server vectors have %d dims, model %d", resp.Dim, m.Dim)
+		}
+		vecs, err := unpackVectors(resp.Vectors, len(req.Texts), resp.Dim)
+		return answer{vecs: vecs, readings: resp.Readings, current: resp.Current}, err
+	})
+}
+
+// call sends the request encode makes (given this client's Hello) and
+// returns what decode makes of the response; texts is how many texts it
+// embeds, for its deadline. It dials the server unless it holds a
+// connection; after an error it holds none.
+func (c *Client) call(texts int, encode func(Hello) ([]byte, error), decode func([]byte, Hello) (answer, error)) (answer, error) {
+	h := Hello{Protocol: Protocol, Model: c.Local.Model().ID, Build: c.Build}
+	payload, err := encode(h)
+	if err != nil {
+		return answer{}, err
+	}
 	reused := c.conn != nil
-	resp, answered, err := c.exchange(req)
-	if err != nil && reused && !answered && !errors.Is(err, os.ErrDeadlineExceeded) {
+	raw, err := c.exchange(payload, texts)
+	if err != nil && reused && !errors.Is(err, os.ErrDeadlineExceeded) {
 		// The server closed the connection kept from the last request
 		// (it stopped in between): ask once more on a new one.
 		c.hangUp()
-		resp, _, err = c.exchange(req)
+		raw, err = c.exchange(payload, texts)
+	}
+	var a answer
+	if err == nil {
+		a, err = decode(raw, h)
 	}
 	if err != nil {
 		c.hangUp()
 	}
-	return resp, err
+	return a, err
 }
 
-// exchange is one request and its response; answered says a response came.
-func (c *Client) exchange(req request) (a answer, answered bool, err error) {
-	texts := req.Texts
+// exchange sends one request frame and returns the response frame; an
+// error means no response came.
+func (c *Client) exchange(payload []byte, texts int) ([]byte, error) {
 	if c.conn == nil {
 		conn, err := unixsock.Dial(c.Socket, c.Timeout)
 		if err != nil {
-			return answer{}, false, err
+			return nil, err
 		}
 		// A prompt goes only to a server of this user's.
 		if err := unixsock.CheckPeer(conn); err != nil {
 			conn.Close()
-			return answer{}, false, fmt.Errorf("server at %s: %w", c.Socket, err)
+			return nil, fmt.Errorf("server at %s: %w", c.Socket, err)
 		}
 		c.conn = conn
 	}
-	c.conn.SetDeadline(time.Now().Add(c.Timeout + time.Duration(max(len(texts)-1, 0))*c.PerText))
-	m := c.Local.Model()
-	hello := Hello{Protocol: Protocol, Model: m.ID, Build: c.Build}
-	req.Hello = hello
-	if err := writeFrame(c.conn, req); err != nil {
-		return answer{}, false, fmt.Errorf("send: %w", err)
+	c.conn.SetDeadline(time.Now().Add(c.Timeout + time.Duration(max(texts-1, 0))*c.PerText))
+	if err := writeRaw(c.conn, payload); err != nil {
+		return nil, fmt.Errorf("send: %w", err)
 	}
-	var resp response
-	if err := readFrame(c.conn, &resp); err != nil {
-		return answer{}, false, fmt.Errorf("receive: %w", err)
+	raw, err := readRaw(c.conn)
+	if err != nil {
+		return nil, fmt.Errorf("receive: %w", err)
 	}
-	if resp.Hello != hello {
-		return answer{}, true, fmt.Errorf("%w: server %+v, client %+v", errMismatch, resp.Hello, hello)
-	}
-	if resp.Error != "" {
-		return answer{}, true, errors.New(resp.Error)
-	}
-	if resp.Dim != m.Dim {
-		return answer{}, true, fmt.Errorf("server vectors have %d dims, model %d", resp.Dim, m.Dim)
-	}
-	a.vecs, err = unpackVectors(resp.Vectors, len(texts), resp.Dim)
-	a.readings, a.current, a.ranked = resp.Readings, resp.Current, resp.Ranked
-	return a, true, err
+	return raw, nil
 }
 
 func (c *Client) hangUp() {

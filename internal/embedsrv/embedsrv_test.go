@@ -3,6 +3,7 @@
 package embedsrv
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -591,5 +592,34 @@ func TestRanker(t *testing.T) {
 	other := &Ranker{Getenv: getenv, StateDir: state, Binary: exe}
 	if _, ok := other.Rank(m.ID, "/p", "/p/index.skv", []byte(`{}`), []byte(`{}`)); ok {
 		t.Fatal("a Ranker of another runtime found this server")
+	}
+}
+
+// A ranking request encoded by hand decodes as the request encoding/json
+// would make of the same fields, whatever the strings hold.
+func TestRankFrameDecodes(t *testing.T) {
+	for _, s := range []string{"", "/p/index.skv", `quote " and \ back`, "tab\tnew\nline\x00\x1f", "héllo ✓", "bad \xff utf-8"} {
+		h := Hello{Protocol: Protocol, Model: s, Build: s + "b"}
+		query, err := json.Marshal(map[string]string{"kind": "query", "prompt": s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		settings := []byte(`{"top":10}`)
+		var got request
+		if err := json.Unmarshal(rankFrame(h, s, query, settings), &got); err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		want := request{Hello: h, Purpose: embed.Query, Rank: &rankRequest{Index: s, Query: query, Settings: settings}}
+		b, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = request{}
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: decoded %+v %+v, want %+v %+v", s, got, *got.Rank, want, *want.Rank)
+		}
 	}
 }

@@ -108,8 +108,12 @@ func (h *Held) Rank(path string, query, s []byte) ([]byte, error) {
 }
 
 // Prepare reads the index at path unless it is held as it is now, so the
-// next ranking against it need not (builder.Watcher.Indexed).
+// next ranking against it need not (builder.Watcher.Indexed); an index
+// smaller than RemoteFrom is left alone, since ski-rank reads those itself.
 func (h *Held) Prepare(path string) {
+	if st, err := os.Stat(path); err != nil || st.Size() < RemoteFrom {
+		return
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.catalog(path)

@@ -84,8 +84,9 @@ func TestHeldRanksAsRun(t *testing.T) {
 }
 
 // Run ranks in process when its Remote declines, when the query names no
-// model, and when its options cannot leave the process (features);
-// Remote gets the index's absolute path.
+// model, when its options cannot leave the process (features), and when
+// the index is smaller than RemoteFrom; Remote gets the index's absolute
+// path.
 func TestRunRemoteFallsBack(t *testing.T) {
 	path := testIndex(t)
 	line := queryLine(t, path, "write a postmortem")
@@ -106,6 +107,16 @@ func TestRunRemoteFallsBack(t *testing.T) {
 		t.Fatalf("remote asked for %q, want once for %s", asked, path)
 	}
 	o.Features = false
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.RemoteFrom = st.Size() + 1
+	runLines(t, o, line)
+	if len(asked) != 1 {
+		t.Fatalf("remote asked for an index smaller than RemoteFrom: %q", asked)
+	}
+	o.RemoteFrom = st.Size()
 	dir, base := filepath.Split(path)
 	t.Chdir(dir)
 	o.IndexPath = base

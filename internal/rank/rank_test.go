@@ -343,15 +343,8 @@ func TestQueryReading(t *testing.T) {
 //
 //	SKI_BENCH_INDEX=... SKI_BENCH_QUERY=... go test ./internal/rank -run '^$' -bench RankFile
 func BenchmarkRankFile(b *testing.B) {
-	path, query := os.Getenv("SKI_BENCH_INDEX"), os.Getenv("SKI_BENCH_QUERY")
-	if path == "" || query == "" {
-		b.Skip("SKI_BENCH_INDEX and SKI_BENCH_QUERY are not set")
-	}
-	line, err := os.ReadFile(query)
-	if err != nil {
-		b.Fatal(err)
-	}
-	q, err := parseQuery(bytes.TrimSpace(line))
+	path, line := benchInputs(b)
+	q, err := parseQuery(line)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -411,15 +404,7 @@ func TestJudgedConfidences(t *testing.T) {
 //
 //	SKI_BENCH_INDEX=... SKI_BENCH_QUERY=... go test ./internal/rank -run '^$' -bench HeldRank
 func BenchmarkHeldRank(b *testing.B) {
-	path, query := os.Getenv("SKI_BENCH_INDEX"), os.Getenv("SKI_BENCH_QUERY")
-	if path == "" || query == "" {
-		b.Skip("SKI_BENCH_INDEX and SKI_BENCH_QUERY are not set")
-	}
-	line, err := os.ReadFile(query)
-	if err != nil {
-		b.Fatal(err)
-	}
-	line = bytes.TrimSpace(line)
+	path, line := benchInputs(b)
 	settings := []byte(`{"top":10}`)
 	var h Held
 	b.ReportAllocs()
@@ -428,4 +413,18 @@ func BenchmarkHeldRank(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchInputs are the index path and the query record line the ranking
+// benchmarks read from SKI_BENCH_INDEX and SKI_BENCH_QUERY.
+func benchInputs(b *testing.B) (path string, line []byte) {
+	path, query := os.Getenv("SKI_BENCH_INDEX"), os.Getenv("SKI_BENCH_QUERY")
+	if path == "" || query == "" {
+		b.Skip("SKI_BENCH_INDEX and SKI_BENCH_QUERY are not set")
+	}
+	line, err := os.ReadFile(query)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return path, bytes.TrimSpace(line)
 }
