@@ -76,7 +76,13 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 	var keys []embcache.Key
 	waiting := map[embcache.Key][]int{}
 	var bodies bm25.Collector
-	moved := map[int]int{} // old position -> new, for kept entries
+	// Old position -> new + 1 for kept entries (0: not kept); a slice, not
+	// a map: the walk below looks up every posting of the old bodies.
+	var moved []int
+	if len(reuse) > 0 {
+		moved = make([]int, len(old.Entries))
+	}
+	kept := 0
 	for _, s := range skills {
 		at := len(idx.Entries)
 		bodies.Document(at)
@@ -84,7 +90,8 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 		if i, ok := reuse[s.ID+"\x00"+s.Hash]; ok {
 			e = old.Entries[i]
 			e.Skill = s // path, mtime or root may have moved
-			moved[i] = at
+			moved[i] = at + 1
+			kept++
 			stats.Reused++
 		} else {
 			raw := readBody(s.Path)
@@ -106,10 +113,10 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 		}
 		idx.Entries = append(idx.Entries, e)
 	}
-	if len(moved) > 0 {
+	if kept > 0 {
 		old.Body.Walk(func(t string, d, n int) {
-			if at, ok := moved[d]; ok {
-				bodies.Add(at, t, n)
+			if at := moved[d]; at > 0 {
+				bodies.Add(at-1, t, n)
 			}
 		})
 	}

@@ -22,9 +22,12 @@ func Write(path string, idx *vecfile.Index) error { return vecfile.Write(path, i
 // Zstd is the records codec of ski's index files: one zstd frame.
 type Zstd struct{}
 
-// Compress packs the records into one frame.
+// Compress packs the records into one frame. The level is zstd's
+// "better", not its best: on 10,000 skills (9.2 MB of records) best took
+// 392 ms to make 1,174 kB, better 104 ms for 1,181 kB, and each change to a
+// catalog writes two indexes (the lexical one and the model's).
 func (Zstd) Compress(plain []byte) ([]byte, error) {
-	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
+	zw, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return nil, err
 	}
