@@ -30,7 +30,8 @@ func run(env cli.Env) error {
 		return cli.Usagef("--top %d: must not be negative", *top)
 	}
 	dirs := xdg.Resolve(env.Getenv)
-	res := &settings.Resolver{ConfigDir: dirs.Config, Warn: func(msg string) { fmt.Fprintf(env.Stderr, "ski-rank: warning: %s\n", msg) }}
+	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-rank: warning: %s\n", msg) }
+	res := &settings.Resolver{ConfigDir: dirs.Config, Warn: warn}
 	o := rank.Options{IndexPath: *indexPath, Top: *top, MaxLine: *maxLine, KeywordBoost: res.KeywordBoost,
 		SmallEditPenalty: res.SmallEditPenalty}
 	if *boost >= 0 {
@@ -46,8 +47,7 @@ func run(env cli.Env) error {
 	// ranks against them when it runs, with the settings worked out here.
 	if server, err := embedsrv.FindBinary(embedsrv.ServerBinary); err == nil {
 		r := &embedsrv.Ranker{Getenv: env.Getenv, StateDir: dirs.State, Binary: server,
-			Runtime: func(cwd string) string { return res.Config(cwd).OnnxRuntime },
-			Log:     func(msg string) { fmt.Fprintf(env.Stderr, "ski-rank: warning: %s\n", msg) }}
+			Runtime: func(cwd string) string { return res.Config(cwd).OnnxRuntime }, Log: warn}
 		o.Remote, o.RemoteFrom = r.Rank, rank.RemoteFrom
 	}
 	// The patterns that find mentions compile while the query is on its
