@@ -67,6 +67,8 @@ func TestHeldRanksAsRun(t *testing.T) {
 		"just rename this variable",
 		"write a postmortem for yesterday's outage",
 		"@postmortem for the helm chart outage",
+		"the deploy script panics on startup since yesterday, find out why",
+		"the cron job crashes with a nil pointer, find the root cause",
 		"",
 	} {
 		line := queryLine(t, path, prompt)
@@ -78,8 +80,11 @@ func TestHeldRanksAsRun(t *testing.T) {
 			t.Errorf("%q: held ranking\n%s\nin process\n%s", prompt, got, want)
 		}
 	}
-	if asked != 5 || h.reads != 1 {
-		t.Fatalf("Remote asked %d times, the index read %d times; want 5 and 1", asked, h.reads)
+	if asked != 7 || h.reads != 1 {
+		t.Fatalf("Remote asked %d times, the index read %d times; want 7 and 1", asked, h.reads)
+	}
+	if len(h.held) != 1 || len(h.held[0].cat.near) == 0 {
+		t.Fatal("no intent boosts were kept for the bug hunts")
 	}
 }
 

@@ -210,6 +210,9 @@ type Catalog struct {
 	keywords [][]string   // each entry's keywords, aliases and tags, lower case (nil when none has any)
 	err      error        // the first damage found decoding entries
 	judge    *judge.Model // nil: no judge for the model, or no background in the index
+	// near keeps intentBoosts' answers, which depend on the index alone:
+	// a catalog kept between queries (Held) works each out once.
+	near map[intentBoost][]float64
 }
 
 // NewCatalog prepares idx for ranking.
@@ -338,7 +341,7 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	}
 	var near []float64
 	if boostIntent != 0 {
-		if near, err = c.intentBoosts(kind, boostIntent); err != nil {
+		if near, err = c.intentBoostsOnce(kind, boostIntent); err != nil {
 			return nil, err
 		}
 	}
@@ -549,6 +552,30 @@ func hasWord(s, word string) bool {
 }
 
 func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }
+
+// intentBoost is an intent and the weight of its boost.
+type intentBoost struct {
+	kind   intent.Kind
+	weight float64
+}
+
+// intentBoostsOnce is intentBoosts, worked out once per catalog for each
+// intent and weight; the slice it returns is shared and never written.
+func (c *Catalog) intentBoostsOnce(kind intent.Kind, weight float64) ([]float64, error) {
+	key := intentBoost{kind, weight}
+	if near, ok := c.near[key]; ok {
+		return near, nil
+	}
+	near, err := c.intentBoosts(kind, weight)
+	if err != nil {
+		return nil, err
+	}
+	if c.near == nil {
+		c.near = map[intentBoost][]float64{}
+	}
+	c.near[key] = near
+	return near, nil
+}
 
 // intentBoosts returns, for a prompt of intent kind, weight × how far each
 // skill's cosine to the intent's concept vector stands above the mean plus
