@@ -202,7 +202,8 @@ func parseQuery(line []byte) (Query, error) {
 	return q, nil
 }
 
-// Catalog is an index prepared for ranking.
+// Catalog is an index prepared for ranking. Its rankings take turns: it
+// keeps what one leaves for the next (not safe for concurrent use).
 type Catalog struct {
 	idx      *vecfile.Index
 	text     *bm25.Inverted // idx.TextField()
@@ -213,6 +214,14 @@ type Catalog struct {
 	// near keeps intentBoosts' answers, which depend on the index alone:
 	// a catalog kept between queries (Held) works each out once.
 	near map[intentBoost][]float64
+	// scratch holds a ranking's per-skill numbers for the next one: a
+	// catalog kept between queries makes no garbage of them (five
+	// slices of 80 kB a ranking at 10,000 skills). Rankings of one
+	// catalog take turns.
+	scratch struct {
+		cos, scores, text, body []float64
+		hits                    []int
+	}
 }
 
 // NewCatalog prepares idx for ranking.
@@ -281,11 +290,11 @@ func (c *Catalog) skill(i int) record.Skill {
 
 // fieldScores is weight × each entry's BM25 score in field for terms, or
 // nil when the weight is 0 or the field does not cover the n entries.
-func fieldScores(field *bm25.Inverted, terms bm25.Query, weight float64, n int) ([]float64, error) {
+func fieldScores(field *bm25.Inverted, terms bm25.Query, weight float64, n int, buf *[]float64) ([]float64, error) {
 	if weight == 0 || len(terms) == 0 || field == nil || field.Len() != n {
 		return nil, nil
 	}
-	scores := make([]float64, n)
+	scores := zeroed(buf, n)
 	if err := field.AddScores(terms, weight, scores); err != nil {
 		return nil, fmt.Errorf("%w: %v", vecfile.ErrCorrupt, err)
 	}
@@ -327,11 +336,11 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 		terms = bm25.NewQuery(reading.Text)
 	}
 	n := c.idx.Len()
-	text, err := fieldScores(c.text, terms, lexWeight, n)
+	text, err := fieldScores(c.text, terms, lexWeight, n, &c.scratch.text)
 	if err != nil {
 		return nil, err
 	}
-	body, err := fieldScores(c.idx.Body, terms, bodyWeight, n)
+	body, err := fieldScores(c.idx.Body, terms, bodyWeight, n, &c.scratch.body)
 	if err != nil {
 		return nil, err
 	}
@@ -368,12 +377,12 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	// Score every skill with numbers only; records (and the reasons they
 	// carry) are made for the few that are kept: with thousands of skills
 	// the records, not the arithmetic, took the time.
-	cos := make([]float64, n)
+	cos := zeroed(&c.scratch.cos, n)
 	if err := c.idx.Cosines(q.Vector, cos); err != nil {
 		return nil, err
 	}
-	hits := make([]int, n)
-	scores := make([]float64, n)
+	hits := zeroed(&c.scratch.hits, n)
+	scores := zeroed(&c.scratch.scores, n)
 	top := 0.0
 	for i := range n {
 		lex := 0.0
@@ -611,6 +620,16 @@ func (c *Catalog) candidate(q Query, s record.Skill) record.Candidate {
 		DisableModelInvocation: s.DisableModelInvocation, AutoInject: s.AutoInject, UserInvocable: s.UserInvocable,
 		Affinity: nonNil(s.Affinity),
 	}
+}
+
+// zeroed returns *buf as n zero values, reallocating it when it is short.
+func zeroed[T int | float64](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	b := (*buf)[:n]
+	clear(b)
+	return b
 }
 
 func round(x float64) float64 {
