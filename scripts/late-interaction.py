@@ -18,49 +18,17 @@ tokenizers (pip) and the model scripts/setup.sh installs:
   python3 scripts/late-interaction.py /tmp/c.ndjson
 """
 import json
-import os
-import re
 import sys
 
 import numpy as np
-import onnxruntime as ort
-from tokenizers import Tokenizer
 
-MODEL = os.path.join(os.environ.get("XDG_DATA_HOME", os.path.expanduser("~/.local/share")),
-                     "ski/models/bge-small-en-v1.5-q")
-
-
-class Tokens:
-    """Token vectors of texts, each once."""
-
-    def __init__(self, model_dir):
-        self.tok = Tokenizer.from_file(os.path.join(model_dir, "tokenizer.json"))
-        self.tok.enable_truncation(256)
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = 1
-        self.sess = ort.InferenceSession(os.path.join(model_dir, "model.onnx"), so)
-        self.inputs = [i.name for i in self.sess.get_inputs()]
-        self.seen = {}
-
-    def __call__(self, text):
-        if text not in self.seen:
-            ids = np.array([self.tok.encode(text).ids], dtype=np.int64)
-            feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
-            out = self.sess.run(None, {n: feed[n] for n in self.inputs})[0][0]
-            out = out / np.linalg.norm(out, axis=1, keepdims=True)
-            self.seen[text] = out[1:-1] if len(out) > 2 else out  # without [CLS] and [SEP]
-        return self.seen[text]
+from skimodel import Model, skill_parts
 
 
 def skill_text(path):
-    """The skill's "name: description", from its frontmatter."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        s = f.read()
-    m = re.match(r"---\n(.*?)\n---", s, re.S)
-    fm = m.group(1) if m else ""
-    name = re.search(r"^name:\s*(.*)$", fm, re.M)
-    desc = re.search(r"^description:\s*(.*(?:\n[ \t]+.*)*)", fm, re.M)
-    return ((name.group(1) if name else "") + ": " + (desc.group(1).strip().strip("\"'") if desc else ""))[:1000]
+    """The skill's "name: description"."""
+    name, desc, _ = skill_parts(path)
+    return (name + ": " + desc)[:1000]
 
 
 def auc(pos, neg):
@@ -74,7 +42,12 @@ def logit(p):
 
 
 def main(dump):
-    tokens = Tokens(MODEL)
+    model = Model(max_tokens=256)
+
+    def tokens(text):  # without [CLS] and [SEP]
+        t = model.tokens(text)
+        return t[1:-1] if len(t) > 2 else t
+
     rows = []
     with open(dump) as f:
         for line in f:

@@ -10,26 +10,19 @@ scripts/setup.sh installs:
 
   python3 scripts/model-cost.py
 """
-import os
 import time
 
 import numpy as np
-import onnxruntime as ort
 
-DATA = os.environ.get("XDG_DATA_HOME", os.path.expanduser("~/.local/share"))
+from skimodel import Model
 
-for model in ("all-MiniLM-L6-v2-q", "bge-small-en-v1.5-q"):
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
-    sess = ort.InferenceSession(os.path.join(DATA, "ski/models", model, "model.onnx"), so)
-    names = [i.name for i in sess.get_inputs()]
+for name in ("all-MiniLM-L6-v2-q", "bge-small-en-v1.5-q"):
+    model = Model(name)
     for n, length in ((1, 20), (1, 128), (5, 96), (5, 128)):
         ids = np.random.default_rng(0).integers(1000, 20000, (n, length)).astype(np.int64)
-        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
-        feed = {k: feed[k] for k in names}
         for _ in range(3):
-            sess.run(None, feed)
+            model.run(ids)
         start = time.perf_counter()
         for _ in range(10):
-            sess.run(None, feed)
-        print("%-20s %d x %3d tokens: %6.1f ms" % (model, n, length, (time.perf_counter() - start) * 100))
+            model.run(ids)
+        print("%-20s %d x %3d tokens: %6.1f ms" % (name, n, length, (time.perf_counter() - start) * 100))
