@@ -5,10 +5,11 @@ import (
 
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embedcmd"
+	"github.com/skill-inject/ski/internal/embedsrv"
 )
 
 func main() {
 	env := cli.OSEnv()
-	p := embedcmd.Program{HandOff: func() error { return embedcmd.Exec(embedcmd.RuntimeBinary, env.Args) }}
+	p := embedcmd.Program{HandOff: func() error { return embedcmd.Exec(embedsrv.ServerBinary, env.Args) }}
 	os.Exit(cli.Main("ski-embed", env, p.Run))
 }

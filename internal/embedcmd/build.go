@@ -148,7 +148,7 @@ func (b builds) builderCommand(p builder.Project) (builder.Command, error) {
 	if err != nil {
 		return builder.Command{}, fmt.Errorf("builder spec: %w", err)
 	}
-	exe, err := embedsrv.FindBinary(RuntimeBinary)
+	exe, err := embedsrv.FindBinary(embedsrv.ServerBinary)
 	if err != nil {
 		if exe, err = os.Executable(); err != nil {
 			return builder.Command{}, fmt.Errorf("find executable: %w", err)

@@ -8,9 +8,6 @@ import (
 	"github.com/skill-inject/ski/internal/embedsrv"
 )
 
-// RuntimeBinary is the ski-embed binary that links the model runtime.
-const RuntimeBinary = embedsrv.ServerBinary
-
 // Exec replaces this process with the binary name, found beside this
 // executable or on PATH, run with args. It returns only on failure.
 func Exec(name string, args []string) error {

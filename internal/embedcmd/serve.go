@@ -82,7 +82,7 @@ func (s server) wrap(e embed.Embedder) embed.Embedder {
 // returns an embedder that fails at once, and the query is ranked with the
 // lexical index.
 func (s server) remote(m embed.Model) embed.Embedder {
-	exe, err := embedsrv.FindBinary(RuntimeBinary)
+	exe, err := embedsrv.FindBinary(embedsrv.ServerBinary)
 	if err != nil {
 		return nil
 	}
@@ -151,7 +151,7 @@ type unloadable struct{ m embed.Model }
 func (u unloadable) Model() embed.Model { return u.m }
 func (u unloadable) Close() error       { return nil }
 func (u unloadable) Embed([]string, embed.Purpose) ([][]float32, error) {
-	return nil, fmt.Errorf("the embed server stopped answering, and this binary cannot load %s (%s can)", u.m.ID, RuntimeBinary)
+	return nil, fmt.Errorf("the embed server stopped answering, and this binary cannot load %s (%s can)", u.m.ID, embedsrv.ServerBinary)
 }
 
 // spawn starts a detached "ski-embed --serve" for model, which waits delay

@@ -15,6 +15,7 @@ import (
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/config"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/embedsrv"
 	"github.com/skill-inject/ski/internal/hostrules"
 	"github.com/skill-inject/ski/internal/install"
 	"github.com/skill-inject/ski/internal/judge"
@@ -132,7 +133,7 @@ func same(a, b string) bool {
 func (w *world) checkStages() check {
 	c := check{name: "stages"}
 	var missing, other []string
-	names := []string{"ski-embed-onnx"}
+	names := []string{embedsrv.ServerBinary}
 	for _, s := range Stages {
 		names = append(names, "ski-"+s)
 	}

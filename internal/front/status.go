@@ -238,7 +238,7 @@ func (w *world) serverState() serverInfo {
 	}
 	// A server takes a handshake of another build as its cue to make way,
 	// so one run by another program is only reported, not asked.
-	ours := filepath.Join(w.bin, "ski-embed-onnx")
+	ours := filepath.Join(w.bin, embedsrv.ServerBinary)
 	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", s.pid)); err == nil && alive(s.pid) && !same(exe, ours) {
 		s.other = exe
 		return s
