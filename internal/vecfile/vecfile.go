@@ -362,7 +362,7 @@ const (
 	ranking          // the header and the table
 	verified         // and the records' checksum, not decompressed
 	whole            // and the records
-	rankingCopy      // ranking, from a copy of the file
+	rankingCopy      // ranking, from a copy of the file (readFile only)
 )
 
 // RecordCodec compresses the records section, which only a rebuild reads.
@@ -427,6 +427,9 @@ func readFile(path string, upto part, rc RecordCodec) (*Index, error) {
 		data, err = mapFile(f, upto == verified)
 	default:
 		data, err = readAll(f)
+		if upto == rankingCopy {
+			upto = ranking // decoded as if mapped
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read index %s: %w", path, err)
@@ -504,9 +507,6 @@ func decode(data string, upto part, rc RecordCodec) (*Index, error) {
 	}
 	if upto == headerOnly {
 		return idx, nil
-	}
-	if upto == rankingCopy {
-		upto = ranking
 	}
 	if err := decodeTable(c, idx, upto == ranking); err != nil {
 		return nil, fmt.Errorf("table: %w", err)
