@@ -163,11 +163,8 @@ func (c *Client) Rank(index string, query, settings []byte) ([]byte, error) {
 	a, err := c.call(0, encode, func(raw []byte, h Hello) (answer, error) {
 		r := gjson.ParseBytes(raw)
 		got := Hello{Protocol: int(r.Get("protocol").Int()), Model: r.Get("model").Str, Build: r.Get("build").Str}
-		if got != h {
-			return answer{}, fmt.Errorf("%w: server %+v, client %+v", errMismatch, got, h)
-		}
-		if e := r.Get("error"); e.Exists() && e.Str != "" {
-			return answer{}, errors.New(e.Str)
+		if err := refused(got, h, r.Get("error").Str); err != nil {
+			return answer{}, err
 		}
 		return answer{ranked: r.Get("ranked").Str}, nil
 	})
@@ -192,11 +189,8 @@ func (c *Client) callJSON(req request) (answer, error) {
 		if err := json.Unmarshal(raw, &resp); err != nil {
 			return answer{}, fmt.Errorf("receive: %w", err)
 		}
-		if resp.Hello != h {
-			return answer{}, fmt.Errorf("%w: server %+v, client %+v", errMismatch, resp.Hello, h)
-		}
-		if resp.Error != "" {
-			return answer{}, errors.New(resp.Error)
+		if err := refused(resp.Hello, h, resp.Error); err != nil {
+			return answer{}, err
 		}
 		if m := c.Local.Model(); resp.Dim != m.Dim {
 			return answer{}, fmt.Errorf("server vectors have %d dims, model %d", resp.Dim, m.Dim)
@@ -204,6 +198,18 @@ func (c *Client) callJSON(req request) (answer, error) {
 		vecs, err := unpackVectors(resp.Vectors, len(req.Texts), resp.Dim)
 		return answer{vecs: vecs, readings: resp.Readings, current: resp.Current}, err
 	})
+}
+
+// refused is the error a response carries, if any: its server is of
+// another version (its Hello is not the client's), or it sent an error.
+func refused(server, client Hello, failure string) error {
+	if server != client {
+		return fmt.Errorf("%w: server %+v, client %+v", errMismatch, server, client)
+	}
+	if failure != "" {
+		return errors.New(failure)
+	}
+	return nil
 }
 
 // call sends the request encode makes (given this client's Hello) and
