@@ -45,11 +45,9 @@ func run(env cli.Env) error {
 	}
 	// The embed server keeps large indexes read between prompts: it
 	// ranks against them when it runs, with the settings worked out here.
-	if server, err := embedsrv.FindBinary(embedsrv.ServerBinary); err == nil {
-		r := &embedsrv.Ranker{Getenv: env.Getenv, StateDir: dirs.State, Binary: server,
-			Runtime: func(cwd string) string { return res.Config(cwd).OnnxRuntime }, Log: warn}
-		o.Remote, o.RemoteFrom = r.Rank, rank.RemoteFrom
-	}
+	r := &embedsrv.Ranker{Getenv: env.Getenv, StateDir: dirs.State,
+		Runtime: func(cwd string) string { return res.Config(cwd).OnnxRuntime }, Log: warn}
+	o.Remote, o.RemoteFrom = r.Rank, rank.RemoteFrom
 	// The patterns that find mentions compile while the query is on its
 	// way (the query record brings the rest of the prompt's reading).
 	go mention.Prepare()

@@ -25,7 +25,10 @@ type Ranker struct {
 	// Runtime is the ONNX Runtime library configured for a directory
 	// ("" for the default): part of which server is a model's.
 	Runtime func(cwd string) string
-	Binary  string        // the program servers run (ServerBinary), whose build they report
+	// Binary is the program servers run, whose build they report; ""
+	// means ServerBinary where FindBinary finds it, looked up when a
+	// server is first asked (most rankings ask none).
+	Binary  string
 	Timeout time.Duration // 0 means RankTimeout
 	Log     func(string)  // one line when a server was there but failed
 	clients map[string]*Client
@@ -52,6 +55,11 @@ func (r *Ranker) Rank(model, cwd, index string, query, settings []byte) ([]byte,
 	sock := SocketPath(run, model, embed.Env{Getenv: r.Getenv, Runtime: runtime})
 	c, ok := r.clients[sock]
 	if !ok {
+		if r.Binary == "" {
+			if r.Binary, err = FindBinary(ServerBinary); err != nil {
+				return nil, false
+			}
+		}
 		timeout := r.Timeout
 		if timeout <= 0 {
 			timeout = RankTimeout
