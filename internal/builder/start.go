@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/skill-inject/ski/internal/embedsrv"
+	"github.com/skill-inject/ski/internal/spawn"
 )
 
 // Command is how to run a builder: the executable and its arguments (the
@@ -27,7 +27,7 @@ func Start(p Project, cmd Command) (bool, error) {
 		return false, err
 	}
 	defer lock.Close() // the builder holds its own copy
-	if err := embedsrv.SpawnWith(cmd.Env, cmd.Log, []uintptr{lock.Fd()}, cmd.Exe, cmd.Args...); err != nil {
+	if err := spawn.With(cmd.Env, cmd.Log, []uintptr{lock.Fd()}, cmd.Exe, cmd.Args...); err != nil {
 		return false, fmt.Errorf("start builder: %w", err)
 	}
 	return true, nil

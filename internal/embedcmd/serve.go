@@ -17,6 +17,7 @@ import (
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/rank"
+	"github.com/skill-inject/ski/internal/spawn"
 	"github.com/skill-inject/ski/internal/xdg"
 )
 
@@ -170,7 +171,7 @@ func (s server) spawn(model string, delay time.Duration) error {
 	}
 	// The server outlives the hook whose time limit this process may carry.
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, cli.TimeoutEnv+"=") })
-	return embedsrv.Spawn(env, exe, args...)
+	return spawn.Detached(env, exe, args...)
 }
 
 // serve runs the server for model (or, with detach, starts it in the

@@ -1,6 +1,6 @@
 //go:build unix
 
-package embedsrv
+package spawn
 
 import (
 	"fmt"
@@ -11,20 +11,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Spawn starts "exe args..." with environment env as a detached server: in its own session,
-// with /dev/null for its standard streams and none of this process's other
-// descriptors (a host waiting for a hook's stderr to close must not wait for
-// the server), and does not wait for it. It forks with syscall.ForkExec:
-// os.StartProcess first checks, once per process, that pidfds work by
-// starting a child of its own, which cost ski-embed's exit ~5 ms.
-func Spawn(env []string, exe string, args ...string) error {
-	return SpawnWith(env, nil, nil, exe, args...)
+// Detached starts "exe args..." with environment env as a detached process:
+// in its own session, with /dev/null for its standard streams and none of
+// this process's other descriptors (a host waiting for a hook's stderr to
+// close must not wait for it), and does not wait for it. It forks with
+// syscall.ForkExec: os.StartProcess first checks, once per process, that
+// pidfds work by starting a child of its own, which cost ski-embed's exit
+// ~5 ms.
+func Detached(env []string, exe string, args ...string) error {
+	return With(env, nil, nil, exe, args...)
 }
 
-// SpawnWith is Spawn with stderr (nil: /dev/null) as the server's standard
+// With is Detached with stderr (nil: /dev/null) as the child's standard
 // error and the extra files as its descriptors 3, 4, ... (a lock it is to
 // hold, say).
-func SpawnWith(env []string, stderr *os.File, extra []uintptr, exe string, args ...string) error {
+func With(env []string, stderr *os.File, extra []uintptr, exe string, args ...string) error {
 	closeOnExec()
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
