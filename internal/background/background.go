@@ -34,7 +34,8 @@ func Attach(idx *vecfile.Index, emb embed.Embedder, cache *embcache.Cache, alway
 		return err
 	}
 	bg.Scoring = Scoring(idx.Header.Model)
-	idx.Header.Background = &bg
+	stored := vecfile.Background(bg)
+	idx.Header.Background = &stored
 	return nil
 }
 

@@ -60,7 +60,7 @@ func TestAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	bg := idx.Header.Background
-	if bg == nil || !bg.Valid() || bg.Q90 <= bg.Q50 {
+	if bg == nil || !judge.Background(*bg).Valid() || bg.Q90 <= bg.Q50 {
 		t.Fatalf("background %+v", bg)
 	}
 	if got, want := emb.queries-before, len(judge.Prompts()); got != want {

@@ -210,7 +210,7 @@ func TestIndexWithoutBackgroundIsStale(t *testing.T) {
 	p.Model = judged.Model().ID
 	res := run(t, p, judged)
 	idx, err := indexfile.Read(p.IndexPath())
-	if err != nil || !res.Built || idx.Header.Background == nil || !idx.Header.Background.Valid() {
+	if err != nil || !res.Built || idx.Header.Background == nil || !judge.Background(*idx.Header.Background).Valid() {
 		t.Fatalf("first build: %+v, background %+v, %v", res, idx.Header.Background, err)
 	}
 	if state := Check(p.IndexPath(), p.Model, p.Scan, true, func(string) {}); state != Current {
@@ -219,7 +219,7 @@ func TestIndexWithoutBackgroundIsStale(t *testing.T) {
 	measured := *idx.Header.Background
 	other := measured
 	other.Scoring = "lexical 0.1 body 0 keyword 0 intent 0 small-edit 0"
-	for what, bg := range map[string]*judge.Background{"without a background": nil, "measured under other weights": &other} {
+	for what, bg := range map[string]*vecfile.Background{"without a background": nil, "measured under other weights": &other} {
 		idx.Header.Background = bg
 		if err := indexfile.Write(p.IndexPath(), idx); err != nil {
 			t.Fatal(err)

@@ -6,11 +6,11 @@
 package mention
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/skill-inject/ski/internal/lazyre"
 	"github.com/skill-inject/ski/internal/prompt"
+	"github.com/skill-inject/ski/internal/record"
 )
 
 // How a prompt named a skill.
@@ -22,46 +22,22 @@ const (
 	Name   = "name"   // a multi-part name such as a-b-c on its own
 )
 
-// Found is one mention: the matched name (as Key) and how.
+// Found is one mention: the matched name (as record.NameKey) and how.
 type Found struct {
 	Name string
 	How  string
 }
 
-// Known is the names skills can be mentioned by, each as Key.
+// Known is the names skills can be mentioned by, each as record.NameKey.
 type Known interface {
 	Has(name string) bool
 }
 
-// Names is a set of names skills can be mentioned by, each as Key.
+// Names is a set of names skills can be mentioned by, each as record.NameKey.
 type Names map[string]bool
 
 // Has reports whether name is in the set.
 func (n Names) Has(name string) bool { return n[name] }
-
-// SkillNames returns the names, as Key, a skill can be mentioned by: its
-// name, its invoke name and the last segment of its id, each once.
-func SkillNames(name, invoke, id string) []string {
-	if i := strings.LastIndexByte(id, '/'); i >= 0 {
-		id = id[i+1:]
-	}
-	var keys []string
-	for _, n := range [3]string{name, invoke, id} {
-		if n == "" {
-			continue
-		}
-		if k := Key(n); !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	return keys
-}
-
-// Key is the form names are matched in: lower case, "_" read as "-", so
-// "$My_Skill" finds my-skill.
-func Key(name string) string {
-	return strings.ReplaceAll(strings.ToLower(name), "_", "-")
-}
 
 var (
 	nameChars = `[a-z0-9][a-z0-9_.:-]*[a-z0-9]|[a-z0-9]`
@@ -84,7 +60,7 @@ func Find(p string, known Known) []Found {
 	var out []Found
 	seen := map[string]bool{}
 	add := func(name, how string) {
-		name = Key(name)
+		name = record.NameKey(name)
 		if !seen[name] && known.Has(name) {
 			seen[name] = true
 			out = append(out, Found{Name: name, How: how})
@@ -139,7 +115,7 @@ func startsWithInvocation(p string, found []Found) bool {
 	}
 	first := wordRe.FindString(t[1:])
 	for _, f := range found {
-		if f.Name == Key(first) && f.How != Name {
+		if f.Name == record.NameKey(first) && f.How != Name {
 			return true
 		}
 	}

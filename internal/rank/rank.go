@@ -229,7 +229,7 @@ func NewCatalog(idx *vecfile.Index) *Catalog {
 	c := &Catalog{idx: idx}
 	c.model, _ = embed.Lookup(idx.Header.Model)
 	c.text, _ = idx.TextField()
-	if bg := idx.Header.Background; bg != nil && bg.Valid() {
+	if bg := idx.Header.Background; bg != nil && judge.Background(*bg).Valid() {
 		// The judges are compiled in and tested one by one: an error here
 		// cannot come from the index, so the scores are used instead.
 		c.judge, _ = judge.For(idx.Header.Model)
@@ -464,7 +464,7 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	bg := c.idx.Header.Background
 	judged := jm != nil && !o.NoJudge && bg != nil
 	if bg != nil && (judged || o.Features) {
-		feats := judge.Features(inputs, *bg)
+		feats := judge.Features(inputs, judge.Background(*bg))
 		ran := slices.ContainsFunc(feats, func(f []float64) bool { return f != nil })
 		for i, f := range feats {
 			if f == nil {

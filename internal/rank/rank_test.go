@@ -366,7 +366,7 @@ func BenchmarkRankFile(b *testing.B) {
 // at all.
 func TestJudgedConfidences(t *testing.T) {
 	idx := buildIndex(t, testdataSkills(t))
-	idx.Header.Background = &judge.Background{Q50: 0.05, Q90: 0.3}
+	idx.Header.Background = &vecfile.Background{Q50: 0.05, Q90: 0.3}
 	path := writeBuilt(t, idx)
 	n := len(judge.FeatureNames)
 	m := &judge.Model{Features: judge.FeatureNames, Mean: make([]float64, n), Std: make([]float64, n), Weights: make([]float64, n)}

@@ -2,7 +2,10 @@
 // stages. docs/records.md is the schema reference; keep the two in step.
 package record
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Kinds of record. Every line carries one in its "kind" field.
 const (
@@ -23,6 +26,30 @@ const (
 	ScopePlugin  = "plugin"
 	ScopeExtra   = "extra"
 )
+
+// NameKey is the form skill names are matched in when a prompt mentions
+// one: lower case, "_" read as "-", so "$My_Skill" finds my-skill.
+func NameKey(name string) string {
+	return strings.ReplaceAll(strings.ToLower(name), "_", "-")
+}
+
+// MentionKeys returns the names, as NameKey, a skill can be mentioned by:
+// its name, its invoke name and the last segment of its id, each once.
+func MentionKeys(name, invoke, id string) []string {
+	if i := strings.LastIndexByte(id, '/'); i >= 0 {
+		id = id[i+1:]
+	}
+	var keys []string
+	for _, n := range [3]string{name, invoke, id} {
+		if n == "" {
+			continue
+		}
+		if k := NameKey(n); !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
 
 // LegacyID is the id ski gave the skill of id before ids were qualified by
 // their source (scan.sourceID): the folder relative to its root. Ledgers
