@@ -6,15 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skill-inject/ski/internal/environ"
 	"github.com/skill-inject/ski/internal/indexfile"
-	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // realModel points the world at the model and runtime scripts/setup.sh
 // installed for the user running the tests.
 func realModel(t *testing.T, w *world) {
 	t.Helper()
-	data := xdg.Resolve(os.Getenv).Data
+	data := environ.FromOS().Dirs.Data
 	lib := filepath.Join(data, "runtime", "libonnxruntime.so.1")
 	model := filepath.Join(data, "models", "bge-small-en-v1.5-q", "model.onnx")
 	for _, f := range []string{lib, model} {
@@ -81,7 +81,7 @@ func TestFallbackToLexical(t *testing.T) {
 func TestFetchFromLoopback(t *testing.T) {
 	w := newWorld(t)
 	realModel(t, w)
-	src := filepath.Join(xdg.Resolve(os.Getenv).Data, "models", "all-MiniLM-L6-v2-q")
+	src := filepath.Join(environ.FromOS().Dirs.Data, "models", "all-MiniLM-L6-v2-q")
 	srv := hfServer(t, "Xenova/all-MiniLM-L6-v2", map[string]string{
 		"onnx/model_quantized.onnx": filepath.Join(src, "model.onnx"),
 		"tokenizer.json":            filepath.Join(src, "tokenizer.json"),

@@ -495,8 +495,9 @@ func TestSkiDoctorRealModel(t *testing.T) {
 	if line := doctorLine(t, r.stdout, "embed server"); !strings.Contains(line, "not running") {
 		t.Errorf("no server yet: %s", line)
 	}
-	// A server started for this install answers ski's handshake.
-	if r := w.ski("embed", "--serve", "--detach"); r.code != 0 {
+	// A server started for this install answers ski's handshake (the
+	// world's SKI_EMBED_SERVER=0 would keep it from starting).
+	if r := w.run(nil, "env", "SKI_EMBED_SERVER=1", filepath.Join(binDir, "ski"), "embed", "--serve", "--detach"); r.code != 0 {
 		t.Fatalf("ski embed --serve --detach: %d %s", r.code, r.stderr)
 	}
 	deadline := time.Now().Add(20 * time.Second)

@@ -125,10 +125,9 @@ ski_session_start() {
 	# Keep the log from growing without bound.
 	ski_trim_log
 	# The embed server loads the model in the background (detached, with
-	# none of the hook's descriptors) while the index is checked.
-	if [ "${SKI_EMBED_SERVER:-}" != 0 ]; then
-		ski-embed --serve --detach --host "$SKI_HOST" </dev/null >/dev/null 3>&- || :
-	fi
+	# none of the hook's descriptors) while the index is checked; it
+	# starts none with SKI_EMBED_SERVER=0.
+	ski-embed --serve --detach --host "$SKI_HOST" </dev/null >/dev/null 3>&- || :
 	printf '%s\n' "$ski_payload" | ski-ledger rearm >/dev/null || ski_fail "rearm failed" with-log
 	# The index is checked (a walk and a stat per skill, its checksums) in
 	# the background and, when it is missing, stale or damaged, built by a

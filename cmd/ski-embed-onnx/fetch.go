@@ -10,7 +10,6 @@ import (
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/fetch"
-	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // fetchModel downloads the files of model id (default: the default model)
@@ -26,7 +25,7 @@ func fetchModel(env cli.Env, id string) error {
 	if len(m.Files) == 0 {
 		return cli.Usagef("--fetch: model %s has no files to download", id)
 	}
-	dir := filepath.Join(xdg.Resolve(env.Getenv).Data, "models", m.ID)
+	dir := filepath.Join(env.Environ.Dirs.Data, "models", m.ID)
 	files := make([]fetch.File, len(m.Files))
 	for i, f := range m.Files {
 		files[i] = fetch.File{Path: f.HFPath, SHA256: f.SHA256, Size: f.Size, Save: f.Name}
@@ -36,7 +35,7 @@ func fetchModel(env cli.Env, id string) error {
 	defer stop()
 	opts := fetch.Options{
 		Progress: env.Stderr, TTY: cli.IsTerminal(env.Stderr),
-		Endpoint: env.Getenv("HF_ENDPOINT"), Token: env.Getenv("HF_TOKEN"),
+		Endpoint: env.Environ.HFEndpoint, Token: env.Environ.HFToken,
 	}
 	if err := fetch.Files(ctx, src, dir, files, opts); err != nil {
 		return fmt.Errorf("fetch %s: %w", m.ID, err)

@@ -1,11 +1,7 @@
-// Ski-embed-onnx is ski-embed with the model runtime (ONNX Runtime and the
-// tokenizer) linked in. ski-embed hands it every run that loads a model in
-// process: index builds, refreshes, the embed server, --fetch, and queries
-// when no server answers. It takes the same flags; run it directly only to
-// debug.
 package main
 
 import (
+	_ "embed"
 	"os"
 
 	"github.com/skill-inject/ski/internal/cli"
@@ -13,6 +9,11 @@ import (
 	_ "github.com/skill-inject/ski/internal/onnx" // registers the ONNX models
 )
 
+// docSource is doc.go, the manual.
+//
+//go:embed doc.go
+var docSource string
+
 func main() {
-	os.Exit(cli.Main("ski-embed", cli.OSEnv(), embedcmd.Program{Fetch: fetchModel}.Run))
+	os.Exit(cli.Main("ski-embed", cli.OSEnv(), embedcmd.Program{Manual: cli.Manual(docSource), Fetch: fetchModel}.Run))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -27,10 +28,15 @@ import (
 	"github.com/skill-inject/ski/internal/vecfile"
 )
 
+// docSource is doc.go, the manual.
+//
+//go:embed doc.go
+var docSource string
+
 func main() { os.Exit(cli.Main("ski-eval", cli.OSEnv(), run)) }
 
 func run(env cli.Env) error {
-	fs := cli.NewFlags("ski-eval", usage, env)
+	fs := cli.NewFlags("ski-eval", cli.Manual(docSource), env)
 	tsv := fs.String("tsv", "", "labelled prompts `file` (required)")
 	var roots cli.StringList
 	fs.Var(&roots, "root", "skills root `dir` (required, repeatable)")
@@ -98,7 +104,7 @@ func run(env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	emb, err := embed.Open(*model, embed.Env{Getenv: env.Getenv})
+	emb, err := embed.Open(*model, embed.Env{Environ: env.Environ})
 	if err != nil {
 		return err
 	}
@@ -144,7 +150,7 @@ func run(env cli.Env) error {
 		},
 	}
 	kb := pick(*boost, m.KeywordBoost)
-	ro := rank.Options{Top: *top, KeywordBoost: func(string, string) float64 { return kb }, NoJudge: *noJudge, Features: true}
+	ro := rank.Settings{Top: *top, KeywordBoost: &kb, NoJudge: *noJudge, Features: true}
 	if *judgeFile != "" {
 		if ro.Judge, err = judge.Load(*judgeFile); err != nil {
 			return err
@@ -160,7 +166,7 @@ func run(env cli.Env) error {
 		ro.IntentBoost = intentBoost
 	}
 	if *smallEdit >= 0 {
-		ro.SmallEditPenalty = func(string, string) float64 { return *smallEdit }
+		ro.SmallEditPenalty = smallEdit
 	}
 	p := eval.Pipeline{Embedder: emb, Index: idx, Gate: set, Rank: ro, Previous: *previous}
 	start = time.Now()

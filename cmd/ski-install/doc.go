@@ -1,9 +1,45 @@
-// Ski-install wires ski's hook scripts into Claude Code and opencode, and
-// takes them out again. Run "ski-install --help" for the manual, which is
-// usage.txt in this directory.
+/*
+Ski-install wires ski's hook scripts into the hosts, or takes them out.
+
+# Usage
+
+	ski-install [--host claude|opencode|all] [--scripts DIR] [--uninstall]
+
+Claude Code: adds ski's UserPromptSubmit, PostToolUse (matcher Read|Skill)
+and SessionStart (matcher startup|resume|compact) hooks to
+~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when set),
+keeping every other key and hook, and backs the file up beside itself as
+settings.json.ski-backup-UNIXTIME before changing it. Running it again
+changes nothing; --uninstall removes only ski's entries. When ski's Claude
+Code plugin is enabled in that file, its hooks run ski, so ski-install
+adds none (and takes out any it added before). Otherwise it leaves
+$XDG_DATA_HOME/ski/claude-hooks-installed, and the plugin's copy of the
+hooks, should the plugin be enabled later, stands down: each hook runs
+once either way.
+
+opencode: writes the plugin $XDG_CONFIG_HOME/opencode/plugin/ski.js, which
+runs hook-opencode.sh on chat.message (adding its note as a synthetic part
+the model sees), tool.execute.after (skill, read) and the
+session.created/session.compacted events. It fails open. --uninstall
+removes it (never a file ski did not write).
+
+--scripts is the directory holding hook-claude.sh and hook-opencode.sh
+(default: $XDG_DATA_HOME/ski/scripts, where scripts/install.sh copies them).
+Use scripts/install.sh for the whole installation (binaries, runtime, model,
+index, hosts); this command does only the host wiring.
+
+# Output
+
+	one line per file on stderr saying what changed.
+
+# Exit status
+
+	0 done (also when nothing needed changing), 1 error (e.g. a settings file
+	that is not JSON), 2 usage.
+
+# Examples
+
+	ski-install --host all
+	ski-install --uninstall
+*/
 package main
-
-import _ "embed"
-
-//go:embed usage.txt
-var usage string

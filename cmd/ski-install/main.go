@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,13 +9,17 @@ import (
 
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/install"
-	"github.com/skill-inject/ski/internal/xdg"
 )
+
+// docSource is doc.go, the manual.
+//
+//go:embed doc.go
+var docSource string
 
 func main() { os.Exit(cli.Main("ski-install", cli.OSEnv(), run)) }
 
 func run(env cli.Env) error {
-	fs := cli.NewFlags("ski-install", usage, env)
+	fs := cli.NewFlags("ski-install", cli.Manual(docSource), env)
 	host := fs.String("host", "all", "host to wire: claude, opencode or all")
 	scripts := fs.String("scripts", "", "`dir` holding the hook scripts (default $XDG_DATA_HOME/ski/scripts)")
 	uninstall := fs.Bool("uninstall", false, "remove ski's hooks and plugin")
@@ -24,7 +29,7 @@ func run(env cli.Env) error {
 	if *host != "claude" && *host != "opencode" && *host != "all" {
 		return cli.Usagef("--host %q: want claude, opencode or all", *host)
 	}
-	dirs := xdg.Resolve(env.Getenv)
+	dirs := env.Environ.Dirs
 	if *scripts == "" {
 		*scripts = filepath.Join(dirs.Data, "scripts")
 	}
@@ -47,7 +52,7 @@ func run(env cli.Env) error {
 		if err := needScript(script, *uninstall); err != nil {
 			return err
 		}
-		path := filepath.Join(install.ClaudeDir(env.Getenv, dirs.Home), "settings.json")
+		path := filepath.Join(env.Environ.ClaudeDir(), "settings.json")
 		wiring, err := install.InspectClaude(path)
 		if err != nil {
 			return err
@@ -72,7 +77,7 @@ func run(env cli.Env) error {
 		if err := needScript(script, *uninstall); err != nil {
 			return err
 		}
-		path := install.OpencodePluginPath(xdg.ConfigHome(env.Getenv))
+		path := install.OpencodePluginPath(env.Environ.ConfigHome)
 		changed, err := install.OpencodePlugin(path, script, !*uninstall)
 		if err != nil {
 			return err

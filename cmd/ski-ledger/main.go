@@ -13,12 +13,11 @@ import (
 	"unicode"
 
 	"github.com/skill-inject/ski/internal/cli"
-	"github.com/skill-inject/ski/internal/config"
 	"github.com/skill-inject/ski/internal/ledger"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
-	"github.com/skill-inject/ski/internal/xdg"
+	"github.com/skill-inject/ski/internal/settings"
 )
 
 const name = "ski-ledger"
@@ -50,10 +49,7 @@ func subcommandNames() string {
 }
 
 func run(env cli.Env) error {
-	if env.Getenv == nil {
-		env.Getenv = func(string) string { return "" }
-	}
-	fs := cli.NewFlags(name, manual(), env)
+	fs := cli.NewFlags(name, cli.Manual(docSource), env)
 	stateDir := fs.String("state-dir", "", "keep ledgers in `DIR`/sessions (default $XDG_STATE_HOME/ski)")
 	if err := cli.Parse(fs, env); err != nil {
 		return err
@@ -82,7 +78,7 @@ type common struct {
 }
 
 func (c *common) store() *ledger.Store {
-	dir := ledger.DefaultDir(c.env.Getenv)
+	dir := ledger.Dir(c.env.Environ.Dirs.State)
 	if c.stateDir != "" {
 		dir = ledger.Dir(c.stateDir)
 	}
@@ -163,9 +159,7 @@ func catalog(env cli.Env, host string, warn func(string)) func(cwd string) ([]re
 		if err != nil {
 			return nil, err
 		}
-		dirs := xdg.Resolve(env.Getenv)
-		cfg := config.Load(dirs.Config, cwd, warn)
-		res, err := scan.Scan(scan.FromEnv(env.Getenv, host, cwd, cfg.ExtraRoots, warn))
+		res, err := scan.Scan((&settings.Resolver{Env: env.Environ, Warn: warn}).Scan(host, cwd))
 		if err != nil {
 			return nil, err
 		}
@@ -299,40 +293,8 @@ func runGC(env cli.Env, fs *flag.FlagSet, c *common) error {
 	return err
 }
 
-// comment is the text of doc.go's comment.
-func comment() string {
-	body := docSource
-	if _, after, ok := strings.Cut(body, "/*\n"); ok {
-		body = after
-	}
-	if before, _, ok := strings.Cut(body, "*/"); ok {
-		body = before
-	}
-	return body
-}
-
-// manual is the --help text: the comment, "# Heading" lines shown as
-// "Heading:".
-func manual() string {
-	lines := strings.Split(comment(), "\n")
-	for i, line := range lines {
-		if h, ok := strings.CutPrefix(line, "# "); ok {
-			lines[i] = h + ":"
-		}
-	}
-	return strings.TrimSpace(strings.Join(lines, "\n")) + "\n"
-}
-
 // section is a subcommand's --help text: its "# Heading" section of the
 // manual and the exit status.
 func section(heading string) string {
-	body := func(h string) string {
-		_, s, ok := strings.Cut(comment(), "\n# "+h+"\n")
-		if !ok {
-			return ""
-		}
-		s, _, _ = strings.Cut(s, "\n# ")
-		return strings.Trim(s, "\n")
-	}
-	return body(heading) + "\n\nExit status:\n\n" + body("Exit status") + "\n"
+	return cli.Section(docSource, heading) + "\n\nExit status:\n\n" + cli.Section(docSource, "Exit status") + "\n"
 }

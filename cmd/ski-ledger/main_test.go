@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/environ"
 	"github.com/skill-inject/ski/internal/ledger"
 )
 
@@ -50,18 +51,18 @@ func newWorld(t *testing.T) *world {
 }
 
 func (w *world) store() *ledger.Store {
-	return &ledger.Store{Dir: ledger.DefaultDir(func(k string) string { return w.vars[k] })}
+	return &ledger.Store{Dir: ledger.Dir(environ.FromMap(w.vars).Dirs.State)}
 }
 
 // run runs the command in-process.
 func (w *world) run(stdin string, args ...string) result {
 	var out, errb bytes.Buffer
 	env := cli.Env{
-		Args:   args,
-		Stdin:  strings.NewReader(stdin),
-		Stdout: &out,
-		Stderr: &errb,
-		Getenv: func(k string) string { return w.vars[k] },
+		Args:    args,
+		Stdin:   strings.NewReader(stdin),
+		Stdout:  &out,
+		Stderr:  &errb,
+		Environ: environ.FromMap(w.vars),
 	}
 	code := cli.Main(name, env, run)
 	return result{code, out.String(), errb.String()}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -10,13 +11,17 @@ import (
 	"github.com/skill-inject/ski/internal/mention"
 	"github.com/skill-inject/ski/internal/rank"
 	"github.com/skill-inject/ski/internal/settings"
-	"github.com/skill-inject/ski/internal/xdg"
 )
+
+// docSource is doc.go, the manual.
+//
+//go:embed doc.go
+var docSource string
 
 func main() { os.Exit(cli.Main("ski-rank", cli.OSEnv(), run)) }
 
 func run(env cli.Env) error {
-	fs := cli.NewFlags("ski-rank", usage, env)
+	fs := cli.NewFlags("ski-rank", cli.Manual(docSource), env)
 	indexPath := fs.String("index", "", "vector index `file` (default: each query's \"index\" field)")
 	top := fs.Int("top", 10, "candidates per query, `n`; 0 means all")
 	boost := fs.Float64("keyword-boost", -1, "score added per keyword hit (default: the model's calibrated value)")
@@ -29,23 +34,29 @@ func run(env cli.Env) error {
 	if *top < 0 {
 		return cli.Usagef("--top %d: must not be negative", *top)
 	}
-	dirs := xdg.Resolve(env.Getenv)
 	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-rank: warning: %s\n", msg) }
-	res := &settings.Resolver{ConfigDir: dirs.Config, Warn: warn}
-	o := rank.Options{IndexPath: *indexPath, Top: *top, MaxLine: *maxLine, KeywordBoost: res.KeywordBoost,
-		SmallEditPenalty: res.SmallEditPenalty}
+	res := &settings.Resolver{Env: env.Environ, Warn: warn}
+	flags := rank.Settings{Top: *top}
 	if *boost >= 0 {
-		o.KeywordBoost = func(string, string) float64 { return *boost }
+		flags.KeywordBoost = boost
 	}
 	if *lexical >= 0 {
-		o.LexicalWeight = lexical
+		flags.LexicalWeight = lexical
 	}
 	if *bodyWeight >= 0 {
-		o.BodyWeight = bodyWeight
+		flags.BodyWeight = bodyWeight
 	}
+	o := rank.Options{IndexPath: *indexPath, MaxLine: *maxLine, Settings: func(model, cwd string) rank.Settings {
+		s := res.Rank(model, cwd)
+		s.Top, s.LexicalWeight, s.BodyWeight = flags.Top, flags.LexicalWeight, flags.BodyWeight
+		if flags.KeywordBoost != nil {
+			s.KeywordBoost = flags.KeywordBoost
+		}
+		return s
+	}}
 	// The embed server keeps large indexes read between prompts: it
 	// ranks against them when it runs, with the settings worked out here.
-	r := &embedsrv.Ranker{Getenv: env.Getenv, StateDir: dirs.State,
+	r := &embedsrv.Ranker{Environ: env.Environ,
 		Runtime: func(cwd string) string { return res.Config(cwd).OnnxRuntime }, Log: warn}
 	o.Remote, o.RemoteFrom = r.Rank, rank.RemoteFrom
 	// The patterns that find mentions compile while the query is on its

@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 
@@ -9,13 +10,17 @@ import (
 	"github.com/skill-inject/ski/internal/render"
 	"github.com/skill-inject/ski/internal/settings"
 	"github.com/skill-inject/ski/internal/skill"
-	"github.com/skill-inject/ski/internal/xdg"
 )
+
+// docSource is doc.go, the manual.
+//
+//go:embed doc.go
+var docSource string
 
 func main() { os.Exit(cli.Main("ski-render", cli.OSEnv(), run)) }
 
 func run(env cli.Env) error {
-	fs := cli.NewFlags("ski-render", usage, env)
+	fs := cli.NewFlags("ski-render", cli.Manual(docSource), env)
 	host := fs.String("host", "", "payload format: claude or opencode (required)")
 	mode := fs.String("mode", "", "override inject_mode: directive or body")
 	maxLine := fs.Int("max-line", 1<<20, "longest input line in `bytes`")
@@ -28,8 +33,7 @@ func run(env cli.Env) error {
 	if *mode != "" && *mode != "directive" && *mode != "body" {
 		return cli.Usagef("--mode %q: want directive or body", *mode)
 	}
-	dirs := xdg.Resolve(env.Getenv)
-	res := &settings.Resolver{ConfigDir: dirs.Config, Warn: func(msg string) { fmt.Fprintf(env.Stderr, "ski-render: warning: %s\n", msg) }}
+	res := &settings.Resolver{Env: env.Environ, Warn: func(msg string) { fmt.Fprintf(env.Stderr, "ski-render: warning: %s\n", msg) }}
 	return render.Run(render.Options{
 		Host: *host,
 		Settings: func(cwd string) (render.Settings, error) {

@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/skill-inject/ski/internal/cli"
-	"github.com/skill-inject/ski/internal/config"
 	"github.com/skill-inject/ski/internal/hostrules"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/settings"
 	"github.com/skill-inject/ski/internal/skill"
-	"github.com/skill-inject/ski/internal/xdg"
 )
 
 const name = "ski-scan"
@@ -25,7 +23,7 @@ var docSource string
 func main() { os.Exit(cli.Main(name, cli.OSEnv(), run)) }
 
 func run(env cli.Env) error {
-	fs := cli.NewFlags(name, manual(docSource), env)
+	fs := cli.NewFlags(name, cli.Manual(docSource), env)
 	host := fs.String("host", record.HostClaude, "whose discovery rules to follow: claude or opencode")
 	cwd := fs.String("cwd", "", "the project directory the host runs in (default: the current directory)")
 	var roots cli.StringList
@@ -50,12 +48,7 @@ func run(env cli.Env) error {
 		return err
 	}
 	warn := func(msg string) { fmt.Fprintf(env.Stderr, "%s: warning: %s\n", name, msg) }
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	dirs := xdg.Resolve(getenv)
-	cfg := config.Load(dirs.Config, dir, warn)
+	resolver := &settings.Resolver{Env: env.Environ, Warn: warn}
 
 	// --root and SKI_ROOTS are relative to where ski-scan runs, not --cwd.
 	for i, r := range roots {
@@ -63,7 +56,7 @@ func run(env cli.Env) error {
 			return fmt.Errorf("--root %q: %w", r, err)
 		}
 	}
-	o := scan.FromEnv(getenv, *host, dir, cfg.ExtraRoots, warn)
+	o := resolver.Scan(*host, dir)
 	o.MaxDepth, o.MaxSize = *maxDepth, *maxSize
 	if *maxDepth == 0 {
 		// 0 means "only SKILL.md directly in a root"; scan.Options uses 0
@@ -108,32 +101,4 @@ func workDir(flagValue string) (string, error) {
 		return "", fmt.Errorf("--cwd %s: not a directory", dir)
 	}
 	return dir, nil
-}
-
-// manual turns doc.go into --help text: the comment's body, with "# Heading"
-// lines as "Heading:" and the Flags section left out (cli prints the live
-// flag defaults after the manual).
-func manual(src string) string {
-	body := src
-	if _, after, ok := strings.Cut(body, "/*\n"); ok {
-		body = after
-	}
-	if before, _, ok := strings.Cut(body, "*/"); ok {
-		body = before
-	}
-	var out []string
-	skipping := false
-	for _, line := range strings.Split(body, "\n") {
-		if h, ok := strings.CutPrefix(line, "# "); ok {
-			skipping = h == "Flags"
-			if skipping {
-				continue
-			}
-			line = h + ":"
-		}
-		if !skipping {
-			out = append(out, line)
-		}
-	}
-	return strings.TrimSpace(strings.Join(out, "\n")) + "\n"
 }

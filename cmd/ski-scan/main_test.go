@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/environ"
 	"github.com/skill-inject/ski/internal/record"
 )
 
@@ -22,11 +23,11 @@ func runCmd(t *testing.T, vars map[string]string, args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	env := cli.Env{
-		Args:   args,
-		Stdin:  strings.NewReader(""),
-		Stdout: &out,
-		Stderr: &errOut,
-		Getenv: func(k string) string { return vars[k] },
+		Args:    args,
+		Stdin:   strings.NewReader(""),
+		Stdout:  &out,
+		Stderr:  &errOut,
+		Environ: environ.FromMap(vars),
 	}
 	code := cli.Main(name, env, run)
 	return result{code, out.String(), errOut.String()}

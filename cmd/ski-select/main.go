@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 
@@ -8,13 +9,17 @@ import (
 	"github.com/skill-inject/ski/internal/gate"
 	"github.com/skill-inject/ski/internal/ledger"
 	"github.com/skill-inject/ski/internal/settings"
-	"github.com/skill-inject/ski/internal/xdg"
 )
+
+// docSource is doc.go, the manual.
+//
+//go:embed doc.go
+var docSource string
 
 func main() { os.Exit(cli.Main("ski-select", cli.OSEnv(), run)) }
 
 func run(env cli.Env) error {
-	fs := cli.NewFlags("ski-select", usage, env)
+	fs := cli.NewFlags("ski-select", cli.Manual(docSource), env)
 	all := fs.Bool("all", false, "also write dropped candidates, with the reason")
 	stateDir := fs.String("state-dir", "", "ski state `dir`; ledgers are in its sessions/ (default $XDG_STATE_HOME/ski)")
 	noLedger := fs.Bool("no-ledger", false, "ignore the session ledger (no dedup)")
@@ -24,8 +29,8 @@ func run(env cli.Env) error {
 		return err
 	}
 	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-select: warning: %s\n", msg) }
-	dirs := xdg.Resolve(env.Getenv)
-	res := &settings.Resolver{ConfigDir: dirs.Config, Warn: warn}
+	dirs := env.Environ.Dirs
+	res := &settings.Resolver{Env: env.Environ, Warn: warn}
 	o := gate.Options{Settings: res.Gate, All: *all, Table: *table, MaxLine: *maxLine}
 	if !*noLedger {
 		state := *stateDir

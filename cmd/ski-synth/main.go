@@ -1,16 +1,7 @@
-// Ski-synth writes a deterministic synthetic skill catalog for scale
-// benchmarks: COUNT skills whose descriptions and bodies have the lengths
-// and vocabulary of the real catalog under --from, none of its text copied.
-//
-// Usage:
-//
-//	ski-synth --from ../shared/skills-corpus --count 10000 --out /tmp/catalog-10k [--seed 1]
-//
-// The same arguments always write the same files. Exit status: 0 written,
-// 1 error, 2 usage.
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 
@@ -18,10 +9,15 @@ import (
 	"github.com/skill-inject/ski/internal/synth"
 )
 
+// docSource is doc.go, the manual.
+//
+//go:embed doc.go
+var docSource string
+
 func main() { os.Exit(cli.Main("ski-synth", cli.OSEnv(), run)) }
 
 func run(env cli.Env) error {
-	fs := cli.NewFlags("ski-synth", usage, env)
+	fs := cli.NewFlags("ski-synth", cli.Manual(docSource), env)
 	from := fs.String("from", "", "real skills `dir` to learn lengths and vocabulary from (required)")
 	count := fs.Int("count", 1000, "skills to write, `n`")
 	out := fs.String("out", "", "`dir` to write the catalog into (required)")
@@ -42,15 +38,3 @@ func run(env cli.Env) error {
 	fmt.Fprintf(env.Stderr, "ski-synth: %d skills in %s\n", *count, *out)
 	return nil
 }
-
-const usage = `Ski-synth writes a deterministic synthetic skill catalog for scale
-benchmarks: --count skills whose descriptions and bodies have the lengths
-and vocabulary of the real catalog under --from (each text a random walk
-over the real texts' word pairs, none copied). The same arguments always
-write the same files.
-
-Usage:
-  ski-synth --from ../shared/skills-corpus --count 10000 --out DIR [--seed 1]
-
-Exit status:
-  0 written, 1 error, 2 usage.`

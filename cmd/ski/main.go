@@ -1,4 +1,3 @@
-// Command ski is the front of the ski stages; see doc.go.
 package main
 
 import (
@@ -9,9 +8,11 @@ import (
 	"github.com/skill-inject/ski/internal/front"
 )
 
-//go:embed usage.txt
-var usage string
+// docSource is doc.go, the manual.
+//
+//go:embed doc.go
+var docSource string
 
 func main() {
-	os.Exit(cli.Main("ski", cli.OSEnv(), func(env cli.Env) error { return front.Run(env, usage) }))
+	os.Exit(cli.Main("ski", cli.OSEnv(), func(env cli.Env) error { return front.Run(env, cli.Manual(docSource)) }))
 }

@@ -98,7 +98,7 @@ func measure(idx *vecfile.Index, emb embed.Embedder, cache *embcache.Cache) (jud
 	cat := rank.NewCatalog(idx)
 	tops := make([]float64, 0, len(prompts))
 	for i, p := range prompts {
-		cands, err := cat.Rank(rank.Query{Prompt: p, Model: idx.Header.Model, Vector: vecs[i], Reading: &readings[i]}, rank.Options{Top: 3, NoJudge: true})
+		cands, err := cat.Rank(rank.Query{Prompt: p, Model: idx.Header.Model, Vector: vecs[i], Reading: &readings[i]}, rank.Settings{Top: 3, NoJudge: true})
 		if err != nil {
 			return judge.Background{}, fmt.Errorf("rank the background prompts: %w", err)
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/skill-inject/ski/internal/environ"
 )
 
 // Exit codes shared by every stage.
@@ -33,19 +35,20 @@ func Usagef(format string, args ...any) error {
 	return UsageError{fmt.Errorf(format, args...)}
 }
 
-// Env is a command's world: arguments and standard streams, so tests can
-// run a command without touching the process's own.
+// Env is a command's world: arguments, standard streams and the
+// environment variables, resolved, so tests can run a command without
+// touching the process's own.
 type Env struct {
-	Args   []string
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv func(string) string
+	Args    []string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Environ environ.Env
 }
 
 // OSEnv is the real process environment.
 func OSEnv() Env {
-	return Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	return Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Environ: environ.FromOS()}
 }
 
 // TimeoutEnv names the environment variable that limits, in whole seconds
@@ -59,7 +62,7 @@ const TimeoutEnv = "SKI_STAGE_TIMEOUT"
 // code. When $SKI_STAGE_TIMEOUT seconds pass first, it exits 1 at once;
 // when the limit is 0, fn does not run.
 func Main(name string, env Env, fn func(Env) error) int {
-	if v := env.Getenv(TimeoutEnv); v != "" {
+	if v := env.Environ.StageTimeout; v != "" {
 		secs, err := strconv.ParseUint(v, 10, 31)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "%s: %s=%q: want whole seconds\n", name, TimeoutEnv, v)
@@ -180,3 +183,61 @@ func (s *StringList) String() string { return strings.Join(*s, ",") }
 
 // Set appends one value.
 func (s *StringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// Manual is a command's --help text from the source of its doc.go, whose
+// package comment is the manual (one /* */ comment in Go doc format): the
+// comment's text, its "# Heading" lines shown as "Heading:" and the tab
+// that starts a code line as two spaces. A "# Flags" section is left out:
+// the flags' live defaults follow the manual.
+func Manual(docSource string) string {
+	var out []string
+	skipping := false
+	for _, line := range strings.Split(docComment(docSource), "\n") {
+		if h, ok := strings.CutPrefix(line, "# "); ok {
+			if skipping = h == "Flags"; skipping {
+				continue
+			}
+			line = h + ":"
+		}
+		if !skipping {
+			out = append(out, plain(line))
+		}
+	}
+	return strings.TrimSpace(strings.Join(out, "\n")) + "\n"
+}
+
+// Section is the text of one "# Heading" section of the manual in
+// docSource, without its heading, as Manual shows it; "" when there is
+// none.
+func Section(docSource, heading string) string {
+	_, s, ok := strings.Cut(docComment(docSource), "\n# "+heading+"\n")
+	if !ok {
+		return ""
+	}
+	s, _, _ = strings.Cut(s, "\n# ")
+	lines := strings.Split(strings.Trim(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = plain(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// plain is a line of a doc comment as a terminal shows it: a code line's
+// leading tab as two spaces.
+func plain(line string) string {
+	if code, ok := strings.CutPrefix(line, "\t"); ok {
+		return "  " + code
+	}
+	return line
+}
+
+// docComment is the text of the /* */ comment in a doc.go's source.
+func docComment(src string) string {
+	if _, after, ok := strings.Cut(src, "/*\n"); ok {
+		src = after
+	}
+	if before, _, ok := strings.Cut(src, "*/"); ok {
+		src = before
+	}
+	return src
+}

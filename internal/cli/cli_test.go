@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/skill-inject/ski/internal/environ"
 )
 
 // A time limit of 0 stops the command before it runs; one that is not whole
@@ -18,12 +20,7 @@ func TestMainTimeout(t *testing.T) {
 		{"-1", `ski-x: SKI_STAGE_TIMEOUT="-1": want whole seconds`, ExitUsage},
 	} {
 		var stderr bytes.Buffer
-		env := Env{Stderr: &stderr, Getenv: func(k string) string {
-			if k == TimeoutEnv {
-				return c.value
-			}
-			return ""
-		}}
+		env := Env{Stderr: &stderr, Environ: environ.FromMap(map[string]string{TimeoutEnv: c.value})}
 		ran := false
 		code := Main("ski-x", env, func(Env) error { ran = true; return nil })
 		if code != c.code || ran || !strings.Contains(stderr.String(), c.stderr) {
@@ -31,12 +28,7 @@ func TestMainTimeout(t *testing.T) {
 		}
 	}
 	var stderr bytes.Buffer
-	env := Env{Stderr: &stderr, Getenv: func(k string) string {
-		if k == TimeoutEnv {
-			return "10"
-		}
-		return ""
-	}}
+	env := Env{Stderr: &stderr, Environ: environ.FromMap(map[string]string{TimeoutEnv: "10"})}
 	ran := false
 	if code := Main("ski-x", env, func(Env) error { ran = true; return nil }); code != ExitOK || !ran {
 		t.Errorf("10 s: code %d, ran %v, stderr %q", code, ran, stderr.String())
@@ -46,12 +38,7 @@ func TestMainTimeout(t *testing.T) {
 // The user's SKI_HOOK_TIMEOUT is the hooks' to pass on: a stage run by
 // hand with it set has no time limit.
 func TestHookTimeoutIsNotTheStages(t *testing.T) {
-	env := Env{Stderr: &bytes.Buffer{}, Getenv: func(k string) string {
-		if k == "SKI_HOOK_TIMEOUT" {
-			return "0"
-		}
-		return ""
-	}}
+	env := Env{Stderr: &bytes.Buffer{}, Environ: environ.FromMap(map[string]string{"SKI_HOOK_TIMEOUT": "0"})}
 	ran := false
 	if code := Main("ski-x", env, func(Env) error { ran = true; return nil }); code != ExitOK || !ran {
 		t.Fatalf("code %d, ran %v", code, ran)
@@ -67,7 +54,7 @@ func TestVersion(t *testing.T) {
 	} {
 		Commit = c.commit
 		var out bytes.Buffer
-		env := Env{Args: []string{"--version"}, Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" }}
+		env := Env{Args: []string{"--version"}, Stdout: &out, Stderr: &out}
 		code := Main("ski-x", env, func(env Env) error { return Parse(NewFlags("ski-x", "doc", env), env) })
 		if code != ExitOK || out.String() != c.want {
 			t.Errorf("commit %q: code %d, output %q, want %q", c.commit, code, out.String(), c.want)

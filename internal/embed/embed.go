@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/skill-inject/ski/internal/xdg"
+	"github.com/skill-inject/ski/internal/environ"
 )
 
 // Purpose says what a text is: asymmetric models treat queries differently.
@@ -76,7 +76,9 @@ type File struct {
 
 // Env is what opening a backend may consult.
 type Env struct {
-	Getenv  func(string) string
+	// Environ is the command's environment (model and runtime overrides,
+	// the data and cache folders).
+	Environ environ.Env
 	Runtime string // ONNX Runtime shared library from config or flag; "" = search
 	// OneQuery says the process opens the model to embed a prompt or two
 	// and exit (ski-embed --query without a server): a backend may skip
@@ -275,11 +277,8 @@ func Queries(e Embedder, texts []string) ([][]float32, error) {
 // ModelDir returns the directory holding a model's files: SKI_MODEL_DIR/<id>,
 // or SKI_MODEL_DIR itself when it holds the files directly, else
 // $XDG_DATA_HOME/ski/models/<id>.
-func ModelDir(m Model, getenv func(string) string) string {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if d := getenv("SKI_MODEL_DIR"); d != "" {
+func ModelDir(m Model, e environ.Env) string {
+	if d := e.ModelDir; d != "" {
 		if len(m.Files) > 0 {
 			if _, err := os.Stat(filepath.Join(d, m.ID, m.Files[0].Name)); err == nil {
 				return filepath.Join(d, m.ID)
@@ -287,5 +286,5 @@ func ModelDir(m Model, getenv func(string) string) string {
 		}
 		return d
 	}
-	return filepath.Join(xdg.Resolve(getenv).Data, "models", m.ID)
+	return filepath.Join(e.Dirs.Data, "models", m.ID)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -158,8 +157,7 @@ func (b builds) builderCommand(p builder.Project) (builder.Command, error) {
 	if b.runtime != "" {
 		args = append(args, "--onnxruntime", b.runtime)
 	}
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, cli.TimeoutEnv+"=") })
-	return builder.Command{Exe: exe, Args: args, Env: env, Log: builder.OpenLog(b.dirs.State)}, nil
+	return builder.Command{Exe: exe, Args: args, Env: b.env.Environ.List(cli.TimeoutEnv), Log: builder.OpenLog(b.dirs.State)}, nil
 }
 
 // runBuilder is a background builder: it holds the build lock it was

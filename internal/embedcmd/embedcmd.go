@@ -23,14 +23,12 @@ import (
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/settings"
-	"github.com/skill-inject/ski/internal/xdg"
 )
-
-//go:embed usage.txt
-var usage string
 
 // Program is ski-embed as one binary builds it.
 type Program struct {
+	// Manual is the --help text (cmd/ski-embed's doc.go).
+	Manual string
 	// Fetch downloads a model's files (--fetch); nil when HandOff does it.
 	Fetch func(env cli.Env, id string) error
 	// HandOff, when set, replaces this process with the binary that links
@@ -42,7 +40,7 @@ type Program struct {
 
 // Run runs ski-embed with env.
 func (p Program) Run(env cli.Env) error {
-	fs := cli.NewFlags("ski-embed", usage, env)
+	fs := cli.NewFlags("ski-embed", p.Manual, env)
 	indexPath := fs.String("index", "", "the vector index `file` to write (with scan records) or read (with --query)")
 	queryMode := fs.Bool("query", false, "read prompt events and attach query vectors")
 	refresh := fs.Bool("refresh", false, "bring the automatic index of each event's project up to date")
@@ -99,7 +97,7 @@ func (p Program) Run(env cli.Env) error {
 	if *oneEvent && !*queryMode {
 		return cli.Usagef("--event goes with --query")
 	}
-	dirs := xdg.Resolve(env.Getenv)
+	dirs := env.Environ.Dirs
 	// Warnings wait until this process knows it will not hand the run off:
 	// the other binary would give them again.
 	holding, held := p.HandOff != nil, []string(nil)
@@ -118,7 +116,7 @@ func (p Program) Run(env cli.Env) error {
 		held = nil
 	}
 	cwd, _ := os.Getwd()
-	res := &settings.Resolver{ConfigDir: dirs.Config, Warn: warn}
+	res := &settings.Resolver{Env: env.Environ, Warn: warn}
 	if *model == "" {
 		*model = res.Model(cwd)
 	}
@@ -126,8 +124,8 @@ func (p Program) Run(env cli.Env) error {
 	if err != nil {
 		return cli.Usagef("--model: %v", err)
 	}
-	so := scan.FromEnv(env.Getenv, *host, cwd, res.Config(cwd).ExtraRoots, warn)
-	eenv := embed.Env{Getenv: env.Getenv, Runtime: *runtime, OneQuery: *queryMode}
+	so := res.Scan(*host, cwd)
+	eenv := embed.Env{Environ: env.Environ, Runtime: *runtime, OneQuery: *queryMode}
 	if eenv.Runtime == "" {
 		eenv.Runtime = res.Config(cwd).OnnxRuntime
 	}

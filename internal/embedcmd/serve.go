@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/skill-inject/ski/internal/builder"
@@ -48,7 +46,7 @@ type server struct {
 }
 
 func (s server) socket(model string) (string, error) {
-	dir, err := embedsrv.RunDir(s.env.Getenv, s.dirs.State)
+	dir, err := embedsrv.RunDir(s.env.Environ.RuntimeDir, s.dirs.State)
 	if err != nil {
 		return "", err
 	}
@@ -105,7 +103,7 @@ func (s server) remote(m embed.Model) embed.Embedder {
 // binary of the given build, falling back to local; nil when
 // SKI_EMBED_SERVER=0 or the run dir is unusable (err says why).
 func (s server) client(local embed.Embedder, build string) (*embedsrv.Client, error) {
-	if s.env.Getenv("SKI_EMBED_SERVER") == "0" {
+	if s.env.Environ.NoServer {
 		return nil, nil
 	}
 	sock, err := s.socket(local.Model().ID)
@@ -137,7 +135,7 @@ func (s server) current(p builder.Project) bool {
 // on the prompt before it is asked (embedsrv.SendHint); unless
 // SKI_EMBED_SERVER=0.
 func (s server) hint(model string, event []byte) {
-	if s.env.Getenv("SKI_EMBED_SERVER") == "0" {
+	if s.env.Environ.NoServer {
 		return
 	}
 	if sock, err := s.socket(model); err == nil {
@@ -170,14 +168,17 @@ func (s server) spawn(model string, delay time.Duration) error {
 		args = append(args, "--onnxruntime", s.runtime)
 	}
 	// The server outlives the hook whose time limit this process may carry.
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, cli.TimeoutEnv+"=") })
-	return spawn.Detached(env, exe, args...)
+	return spawn.Detached(s.env.Environ.List(cli.TimeoutEnv), exe, args...)
 }
 
 // serve runs the server for model (or, with detach, starts it in the
-// background and returns). A model with nothing to load is not served;
+// background and returns: none with SKI_EMBED_SERVER=0, as the session
+// hook asks on every start). A model with nothing to load is not served;
 // another server already running is not an error.
 func (s server) serve(model string, idle, delay time.Duration, detach bool, watch *builder.Watcher) error {
+	if detach && s.env.Environ.NoServer {
+		return nil
+	}
 	e := embed.OpenOrLexical(model, s.embed, s.warn)
 	defer e.Close()
 	if e.Model().Backend == "lexical" {

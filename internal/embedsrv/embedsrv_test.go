@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/environ"
 	"github.com/skill-inject/ski/internal/intent"
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/unixsock"
@@ -27,7 +28,7 @@ var texts = []string{"write a blameless postmortem", "create a helm chart"}
 // socket is a fresh socket path in a user-only directory.
 func socket(t *testing.T) string {
 	t.Helper()
-	dir, err := RunDir(func(string) string { return "" }, t.TempDir())
+	dir, err := RunDir("", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,16 +338,11 @@ func TestRunDirRefusesOpenDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(filepath.Join(state, "run"), 0o755)
-	if _, err := RunDir(func(string) string { return "" }, state); err == nil {
+	if _, err := RunDir("", state); err == nil {
 		t.Fatal("a directory others may enter was accepted")
 	}
 	rt := t.TempDir()
-	dir, err := RunDir(func(k string) string {
-		if k == "XDG_RUNTIME_DIR" {
-			return rt
-		}
-		return ""
-	}, state)
+	dir, err := RunDir(environ.FromMap(map[string]string{"XDG_RUNTIME_DIR": rt}).RuntimeDir, state)
 	if err != nil || dir != filepath.Join(rt, "ski") {
 		t.Fatalf("XDG_RUNTIME_DIR: %q %v", dir, err)
 	}
@@ -541,9 +537,8 @@ func TestRank(t *testing.T) {
 // lexical model or with SKI_EMBED_SERVER=0.
 func TestRanker(t *testing.T) {
 	state := t.TempDir()
-	env := map[string]string{}
-	getenv := func(k string) string { return env[k] }
-	run, err := RunDir(getenv, state)
+	env := environ.FromMap(map[string]string{"XDG_STATE_HOME": state})
+	run, err := RunDir(env.RuntimeDir, env.Dirs.State)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +550,7 @@ func TestRanker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock := SocketPath(run, m.ID, embed.Env{Getenv: getenv, Runtime: "/opt/ort.so"})
+	sock := SocketPath(run, m.ID, embed.Env{Environ: env, Runtime: "/opt/ort.so"})
 	var calls atomic.Int32
 	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: BuildOf(exe),
 		Rank: func(index string, _, _ []byte) ([]byte, error) {
@@ -570,7 +565,7 @@ func TestRanker(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	var logged []string
-	r := &Ranker{Getenv: getenv, StateDir: state, Binary: exe, Runtime: func(string) string { return "/opt/ort.so" },
+	r := &Ranker{Environ: env, Binary: exe, Runtime: func(string) string { return "/opt/ort.so" },
 		Log: func(s string) { logged = append(logged, s) }}
 	if lines, ok := r.Rank(m.ID, "/p", "/p/index.skv", []byte(`{}`), []byte(`{}`)); !ok || string(lines) != "line\n" {
 		t.Fatalf("ranked %q, %v", lines, ok)
@@ -578,18 +573,18 @@ func TestRanker(t *testing.T) {
 	if _, ok := r.Rank(embed.LexicalID, "/p", "/p/index.skv", []byte(`{}`), []byte(`{}`)); ok || calls.Load() != 1 {
 		t.Fatalf("a lexical query went to the server: %v, %d calls", ok, calls.Load())
 	}
-	env["SKI_EMBED_SERVER"] = "0"
+	r.Environ = env.With("SKI_EMBED_SERVER=0")
 	if _, ok := r.Rank(m.ID, "/p", "/p/index.skv", []byte(`{}`), []byte(`{}`)); ok || calls.Load() != 1 {
 		t.Fatalf("SKI_EMBED_SERVER=0, and the server was asked: %v, %d calls", ok, calls.Load())
 	}
-	delete(env, "SKI_EMBED_SERVER")
+	r.Environ = env
 	if _, ok := r.Rank(m.ID, "/p", "/broken.skv", []byte(`{}`), []byte(`{}`)); ok || len(logged) != 1 {
 		t.Fatalf("a failed ranking: %v, logged %q", ok, logged)
 	}
 	if _, ok := r.Rank(m.ID, "/p", "/p/index.skv", []byte(`{}`), []byte(`{}`)); ok || calls.Load() != 2 {
 		t.Fatalf("a server that failed was asked again: %v, %d calls", ok, calls.Load())
 	}
-	other := &Ranker{Getenv: getenv, StateDir: state, Binary: exe}
+	other := &Ranker{Environ: env, Binary: exe}
 	if _, ok := other.Rank(m.ID, "/p", "/p/index.skv", []byte(`{}`), []byte(`{}`)); ok {
 		t.Fatal("a Ranker of another runtime found this server")
 	}

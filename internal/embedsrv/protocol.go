@@ -206,13 +206,13 @@ func BuildOf(exe string) string {
 }
 
 // RunDir is the user-only directory sockets live in:
-// $XDG_RUNTIME_DIR/ski when that is set, else stateDir/run (stateDir is
-// ski's state folder). It is created 0700, and refused when it belongs to
+// runtimeDir/ski when runtimeDir ($XDG_RUNTIME_DIR) is set, else
+// stateDir/run (stateDir is ski's state folder). It is created 0700, and refused when it belongs to
 // someone else or others may enter it.
-func RunDir(getenv func(string) string, stateDir string) (string, error) {
+func RunDir(runtimeDir, stateDir string) (string, error) {
 	dir := filepath.Join(stateDir, "run")
-	if v := getenv("XDG_RUNTIME_DIR"); v != "" && filepath.IsAbs(v) {
-		dir = filepath.Join(v, "ski")
+	if runtimeDir != "" {
+		dir = filepath.Join(runtimeDir, "ski")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("run dir: %w", err)
@@ -234,12 +234,8 @@ func RunDir(getenv func(string) string, stateDir string) (string, error) {
 // is keyed by the model id and everything that picks the model's files and
 // runtime, so each install has its own server.
 func SocketPath(runDir, model string, env embed.Env) string {
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s", model, env.Runtime,
-		getenv("ONNXRUNTIME_SHARED_LIBRARY_PATH"), getenv("SKI_MODEL_DIR"), getenv("XDG_DATA_HOME"))
+		env.Environ.OnnxRuntime, env.Environ.ModelDir, env.Environ.DataHome)
 	return filepath.Join(runDir, "embed-"+hex.EncodeToString(h.Sum(nil))[:12]+".sock")
 }

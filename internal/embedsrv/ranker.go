@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/environ"
 )
 
 // RankTimeout bounds connecting and a ranking's round trip: a server
@@ -20,8 +21,9 @@ const RankTimeout = 300 * time.Millisecond
 // again for each one. It never starts a server, and asks one that failed
 // no more.
 type Ranker struct {
-	Getenv   func(string) string
-	StateDir string // ski's state folder (RunDir)
+	// Environ is the command's environment: the run folder, the switch
+	// and what keys a model's server.
+	Environ environ.Env
 	// Runtime is the ONNX Runtime library configured for a directory
 	// ("" for the default): part of which server is a model's.
 	Runtime func(cwd string) string
@@ -37,14 +39,14 @@ type Ranker struct {
 // Rank returns the candidate lines the server of model ranked, or false
 // when none did (there is none, SKI_EMBED_SERVER=0, or it failed).
 func (r *Ranker) Rank(model, cwd, index string, query, settings []byte) ([]byte, bool) {
-	if r.Getenv("SKI_EMBED_SERVER") == "0" {
+	if r.Environ.NoServer {
 		return nil, false
 	}
 	m, err := embed.Lookup(model)
 	if err != nil || m.Backend == "lexical" {
 		return nil, false
 	}
-	run, err := RunDir(r.Getenv, r.StateDir)
+	run, err := RunDir(r.Environ.RuntimeDir, r.Environ.Dirs.State)
 	if err != nil {
 		return nil, false
 	}
@@ -52,7 +54,7 @@ func (r *Ranker) Rank(model, cwd, index string, query, settings []byte) ([]byte,
 	if r.Runtime != nil {
 		runtime = r.Runtime(cwd)
 	}
-	sock := SocketPath(run, model, embed.Env{Getenv: r.Getenv, Runtime: runtime})
+	sock := SocketPath(run, model, embed.Env{Environ: r.Environ, Runtime: runtime})
 	c, ok := r.clients[sock]
 	if !ok {
 		if r.Binary == "" {

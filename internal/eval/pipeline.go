@@ -15,7 +15,7 @@ import (
 type Pipeline struct {
 	Embedder embed.Embedder
 	Index    *vecfile.Index
-	Rank     rank.Options
+	Rank     rank.Settings
 	Gate     gate.Settings
 	// Previous, when set, embeds each prompt after the prompt of another
 	// case (case i after case (i+7) mod n): what a session's earlier,

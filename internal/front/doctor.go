@@ -16,11 +16,11 @@ import (
 	"github.com/skill-inject/ski/internal/config"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/embedsrv"
+	"github.com/skill-inject/ski/internal/environ"
 	"github.com/skill-inject/ski/internal/hostrules"
 	"github.com/skill-inject/ski/internal/install"
 	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/scan"
-	"github.com/skill-inject/ski/internal/xdg"
 )
 
 const doctorDoc = `Usage: ski doctor [--host claude|opencode] [--cwd DIR]
@@ -99,7 +99,7 @@ func (w *world) doctor() []check {
 func (w *world) checkPath() check {
 	c := check{name: "ski on PATH"}
 	self := filepath.Join(w.bin, "ski")
-	for _, dir := range filepath.SplitList(w.env.Getenv("PATH")) {
+	for _, dir := range w.env.Environ.Path {
 		if dir == "" {
 			continue
 		}
@@ -206,7 +206,7 @@ func (w *world) checkModel() []check {
 		files.status, files.detail = statusOK, fmt.Sprintf("%s needs no model files", model)
 		return []check{files}
 	}
-	dir := embed.ModelDir(m, w.env.Getenv)
+	dir := embed.ModelDir(m, w.env.Environ)
 	var bad []string
 	for _, f := range m.Files {
 		if err := fileMatches(filepath.Join(dir, f.Name), f.SHA256, f.Size); err != nil {
@@ -331,7 +331,7 @@ func (w *world) checkServer() check {
 // checkHooks: ski is wired into each host once.
 func (w *world) checkHooks() []check {
 	claude := check{name: "claude hooks"}
-	path := filepath.Join(install.ClaudeDir(w.env.Getenv, w.dirs.Home), "settings.json")
+	path := filepath.Join(w.env.Environ.ClaudeDir(), "settings.json")
 	wiring, err := install.InspectClaude(path)
 	claudeIn := false
 	if err != nil {
@@ -382,7 +382,7 @@ func (w *world) checkHooks() []check {
 		}
 	}
 	opencode := check{name: "opencode plugin"}
-	plugin := install.OpencodePluginPath(xdg.ConfigHome(w.env.Getenv))
+	plugin := install.OpencodePluginPath(w.env.Environ.ConfigHome)
 	opencodeIn, script := install.OpencodeInstalled(plugin)
 	switch missing := missingScripts([]string{script}); {
 	case opencodeIn && missing != "":
@@ -467,8 +467,10 @@ func (w *world) effectiveConfig() []setting {
 		add("min_similarity", fmt.Sprintf("%.3f", g.MinSimilarity), perModel)
 		add("inject_similarity", fmt.Sprintf("%.3f", g.InjectSimilarity), perModel)
 		add("score_margin", fmt.Sprintf("%.3f", g.ScoreMargin), perModel)
-		add("keyword_boost", fmt.Sprintf("%.3f", w.res.KeywordBoost(model, w.cwd)), perModel)
-		add("small_edit_penalty", fmt.Sprintf("%.3f", w.res.SmallEditPenalty(model, w.cwd)), perModel)
+		// Gate succeeded: the model is known, and both values are set.
+		r := w.res.Rank(model, w.cwd)
+		add("keyword_boost", fmt.Sprintf("%.3f", *r.KeywordBoost), perModel)
+		add("small_edit_penalty", fmt.Sprintf("%.3f", *r.SmallEditPenalty), perModel)
 		add("max_skills", fmt.Sprint(g.MaxSkills), "default")
 		add("max_suggestions", fmt.Sprint(g.MaxSuggestions), "default")
 	}
@@ -482,10 +484,11 @@ func (w *world) effectiveConfig() []setting {
 	add("deny", list(c.Deny), "default")
 	add("force", list(c.Force), "default")
 	add("onnxruntime", config.Str(c.OnnxRuntime, "(searched)"), "default")
-	for _, name := range []string{"SKI_ROOTS", "SKI_MODEL_DIR", "ONNXRUNTIME_SHARED_LIBRARY_PATH", "SKI_EMBED_SERVER",
-		"SKI_HOOK_TIMEOUT", "SKI_BIN", "SKI_DEBUG", "CLAUDE_CONFIG_DIR", "OPENCODE_CONFIG_DIR"} {
-		if v := w.env.Getenv(name); v != "" {
-			out = append(out, setting{name, v, "environment"})
+	for _, v := range environ.Variables {
+		if v.Setting {
+			if val := w.env.Environ.Value(v.Name); val != "" {
+				out = append(out, setting{v.Name, val, "environment"})
+			}
 		}
 	}
 	return out

@@ -41,9 +41,6 @@ var commands = []struct {
 
 // Run runs the ski command with env; manual is its --help text.
 func Run(env cli.Env, manual string) error {
-	if env.Getenv == nil {
-		env.Getenv = func(string) string { return "" }
-	}
 	fs := cli.NewFlags("ski", manual, env)
 	if err := cli.Parse(fs, env); err != nil {
 		return err
@@ -64,7 +61,7 @@ func Run(env cli.Env, manual string) error {
 	}
 	for _, s := range Stages {
 		if s == name {
-			return execStage(bin, "ski-"+name, rest)
+			return execStage(bin, "ski-"+name, rest, env.Environ.List())
 		}
 	}
 	for _, c := range commands {
@@ -101,13 +98,14 @@ func binDir() (string, error) {
 }
 
 // execStage replaces ski with the stage of that name beside it, so the
-// stage reads ski's input, writes its output and returns its exit status.
-func execStage(bin, name string, args []string) error {
+// stage reads ski's input, writes its output and returns its exit status;
+// it gets env (NAME=value each).
+func execStage(bin, name string, args, env []string) error {
 	path := filepath.Join(bin, name)
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("%s is not installed beside ski in %s (run scripts/install.sh, or scripts/setup.sh in a checkout)", name, bin)
 	}
-	if err := syscall.Exec(path, append([]string{name}, args...), os.Environ()); err != nil {
+	if err := syscall.Exec(path, append([]string{name}, args...), env); err != nil {
 		return fmt.Errorf("run %s: %w", path, err)
 	}
 	return nil
@@ -130,8 +128,8 @@ func newWorld(env cli.Env, bin string) (*world, error) {
 	if err != nil {
 		return nil, fmt.Errorf("current directory: %w", err)
 	}
-	w := &world{env: env, dirs: xdg.Resolve(env.Getenv), bin: bin, cwd: cwd, host: record.HostClaude}
-	w.res = &settings.Resolver{ConfigDir: w.dirs.Config, Warn: func(s string) { w.warnings = append(w.warnings, s) }}
+	w := &world{env: env, dirs: env.Environ.Dirs, bin: bin, cwd: cwd, host: record.HostClaude}
+	w.res = &settings.Resolver{Env: env.Environ, Warn: func(s string) { w.warnings = append(w.warnings, s) }}
 	return w, nil
 }
 
@@ -193,7 +191,7 @@ func (w *world) model() string { return w.res.Model(w.cwd) }
 
 // scanOptions are the options the hooks' stages scan the project with.
 func (w *world) scanOptions() scan.Options {
-	return scan.FromEnv(w.env.Getenv, w.host, w.cwd, w.config().ExtraRoots, func(s string) { w.warnings = append(w.warnings, s) })
+	return w.res.Scan(w.host, w.cwd)
 }
 
 // stage runs the stage name from beside ski with stdin, in the project
@@ -208,7 +206,7 @@ func (w *world) stage(stdin []byte, name string, args ...string) ([]byte, error)
 func (w *world) stageEnv(stdin []byte, env []string, name string, args ...string) (stdout []byte, stderr string, err error) {
 	cmd := exec.Command(filepath.Join(w.bin, name), args...)
 	cmd.Dir = w.cwd
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(w.env.Environ.List(), env...)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

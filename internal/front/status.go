@@ -224,12 +224,12 @@ func (w *world) serverState() serverInfo {
 		s.lexical = true
 		return s
 	}
-	run, err := embedsrv.RunDir(w.env.Getenv, w.dirs.State)
+	run, err := embedsrv.RunDir(w.env.Environ.RuntimeDir, w.dirs.State)
 	if err != nil {
 		s.err = err
 		return s
 	}
-	s.socket = embedsrv.SocketPath(run, model, embed.Env{Getenv: w.env.Getenv, Runtime: w.config().OnnxRuntime})
+	s.socket = embedsrv.SocketPath(run, model, embed.Env{Environ: w.env.Environ, Runtime: w.config().OnnxRuntime})
 	if b, err := os.ReadFile(s.socket + ".lock"); err == nil {
 		s.pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	}

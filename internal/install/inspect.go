@@ -13,15 +13,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// ClaudeDir is Claude Code's config folder: $CLAUDE_CONFIG_DIR when it is
-// absolute, else ~/.claude.
-func ClaudeDir(getenv func(string) string, home string) string {
-	if d := getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(d) {
-		return d
-	}
-	return filepath.Join(home, ".claude")
-}
-
 // ClaudeWiring is what of ski a Claude Code settings file holds.
 type ClaudeWiring struct {
 	// Hooks counts ski's hook commands per event ski uses.

@@ -45,11 +45,6 @@ type Store struct {
 // Dir is the ledger directory inside ski's state directory.
 func Dir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
 
-// DefaultDir is the ledger directory under the XDG state home.
-func DefaultDir(getenv func(string) string) string {
-	return Dir(xdg.Resolve(getenv).State)
-}
-
 // safeKey reports whether s is 1–100 characters of [A-Za-z0-9._-]. (As a
 // regexp, the bounded repeat compiled to 100 copies of the class at every
 // start of ski-select and ski-ledger: ~0.3 ms.)

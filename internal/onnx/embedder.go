@@ -18,7 +18,6 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/skill-inject/ski/internal/embed"
-	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // batchSize bounds how many texts run through the model at once. Quantised
@@ -39,14 +38,14 @@ type Embedder struct {
 // its files are where they belong, with the right sizes, and a runtime
 // library can be found.
 func Check(m embed.Model, env embed.Env) error {
-	if err := checkFiles(m, embed.ModelDir(m, env.Getenv)); err != nil {
+	if err := checkFiles(m, embed.ModelDir(m, env.Environ)); err != nil {
 		return err
 	}
 	lib, err := findRuntime(env)
 	if err != nil {
 		return err
 	}
-	if lib == libName && !systemHasRuntime() {
+	if lib == libName && !systemHasRuntime(env.Environ.LibraryPath) {
 		return fmt.Errorf("no ONNX Runtime library found (scripts/setup.sh installs it, or set ONNXRUNTIME_SHARED_LIBRARY_PATH)")
 	}
 	return nil
@@ -54,7 +53,7 @@ func Check(m embed.Model, env embed.Env) error {
 
 // Open loads model m: its tokenizer, then an ONNX Runtime session.
 func Open(m embed.Model, env embed.Env) (embed.Embedder, error) {
-	dir := embed.ModelDir(m, env.Getenv)
+	dir := embed.ModelDir(m, env.Environ)
 	if err := checkFiles(m, dir); err != nil {
 		return nil, err
 	}
@@ -72,7 +71,7 @@ func Open(m embed.Model, env embed.Env) (embed.Embedder, error) {
 	var sess *ort.DynamicAdvancedSession
 	err := initRuntime(env)
 	if err == nil {
-		sess, err = newSession(filepath.Join(dir, "model.onnx"), xdg.Resolve(env.Getenv).Cache, sessionOptions{prepack: prepack(m, env), threads: env.Threads})
+		sess, err = newSession(filepath.Join(dir, "model.onnx"), env.Environ.Dirs.Cache, sessionOptions{prepack: prepack(m, env), threads: env.Threads})
 	}
 	tl := <-tokc
 	if err != nil || tl.err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/builder"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/environ"
 	"github.com/skill-inject/ski/internal/index"
 	"github.com/skill-inject/ski/internal/scan"
 )
@@ -43,7 +44,7 @@ func BenchmarkBuildAgainstFloor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := Open(m, embed.Env{Getenv: os.Getenv, Threads: threads})
+	e, err := Open(m, embed.Env{Environ: environ.FromOS(), Threads: threads})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func BenchmarkBuildAgainstFloor(b *testing.B) {
 		}
 		p := builder.Project{Scan: so, Model: model, CacheDir: b.TempDir()}
 		start := time.Now()
-		bemb, err := Open(m, embed.Env{Getenv: os.Getenv, Threads: threads})
+		bemb, err := Open(m, embed.Env{Environ: environ.FromOS(), Threads: threads})
 		if err != nil {
 			b.Fatal(err)
 		}

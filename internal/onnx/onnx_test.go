@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/environ"
 )
 
 // required reports whether the real-model tests must run (CI and
@@ -28,7 +29,7 @@ func open(t *testing.T, id string) *Embedder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Open(m, embed.Env{Getenv: os.Getenv})
+	e, err := Open(m, embed.Env{Environ: environ.FromOS()})
 	if err != nil {
 		if required() {
 			t.Fatalf("real model required: %v", err)
@@ -233,7 +234,7 @@ func BenchmarkQuery(b *testing.B) {
 	for _, id := range []string{"bge-small-en-v1.5-q", "all-MiniLM-L6-v2-q", "bge-small-en-v1.5"} {
 		b.Run(id, func(b *testing.B) {
 			m, _ := embed.Lookup(id)
-			e, err := Open(m, embed.Env{Getenv: os.Getenv})
+			e, err := Open(m, embed.Env{Environ: environ.FromOS()})
 			if err != nil {
 				b.Skip(err)
 			}
@@ -253,7 +254,7 @@ func BenchmarkQuery(b *testing.B) {
 func BenchmarkOpen(b *testing.B) {
 	m, _ := embed.Lookup("bge-small-en-v1.5-q")
 	for i := 0; i < b.N; i++ {
-		e, err := Open(m, embed.Env{Getenv: os.Getenv})
+		e, err := Open(m, embed.Env{Environ: environ.FromOS()})
 		if err != nil {
 			b.Skip(err)
 		}
@@ -320,7 +321,7 @@ func TestOneQuerySameVectors(t *testing.T) {
 			continue
 		}
 		packed := open(t, id)
-		e, err := Open(m, embed.Env{Getenv: os.Getenv, OneQuery: true})
+		e, err := Open(m, embed.Env{Environ: environ.FromOS(), OneQuery: true})
 		if err != nil {
 			t.Fatal(err)
 		}

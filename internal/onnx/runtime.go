@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
 
 	"github.com/skill-inject/ski/internal/embed"
-	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // libName is the shared library's file name on Linux.
@@ -31,21 +31,17 @@ var (
 // name). The first two must exist when given; the others are tried when
 // present.
 func RuntimeCandidates(env embed.Env) (must []string, maybe []string) {
-	getenv := env.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
 	if env.Runtime != "" {
 		must = append(must, env.Runtime)
 	}
-	if p := getenv("ONNXRUNTIME_SHARED_LIBRARY_PATH"); p != "" {
+	if p := env.Environ.OnnxRuntime; p != "" {
 		must = append(must, p)
 	}
 	if exe, err := os.Executable(); err == nil {
 		dir := filepath.Dir(exe)
 		maybe = append(maybe, filepath.Join(dir, libName), filepath.Join(dir, "libonnxruntime.so"))
 	}
-	maybe = append(maybe, filepath.Join(xdg.Resolve(getenv).Data, "runtime", libName))
+	maybe = append(maybe, filepath.Join(env.Environ.Dirs.Data, "runtime", libName))
 	return must, maybe
 }
 
@@ -94,10 +90,10 @@ func firstLine(err error) string {
 }
 
 // systemHasRuntime reports whether the system loader knows the library:
-// it is in a directory of LD_LIBRARY_PATH or a standard library directory.
-func systemHasRuntime() bool {
-	dirs := filepath.SplitList(os.Getenv("LD_LIBRARY_PATH"))
-	dirs = append(dirs, "/usr/local/lib", "/usr/lib", "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64")
+// it is in a directory of the loader path (LD_LIBRARY_PATH) or a standard
+// library directory.
+func systemHasRuntime(loaderPath []string) bool {
+	dirs := append(slices.Clone(loaderPath), "/usr/local/lib", "/usr/lib", "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64")
 	for _, d := range dirs {
 		for _, name := range []string{libName, "libonnxruntime.so"} {
 			if _, err := os.Stat(filepath.Join(d, name)); err == nil {

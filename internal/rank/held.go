@@ -11,51 +11,6 @@ import (
 	"github.com/skill-inject/ski/internal/vecfile"
 )
 
-// Settings are a ranking's options with every value worked out for one
-// query: what another process needs to rank the query exactly as this one
-// would (Options.Remote, Held.Rank).
-type Settings struct {
-	Top              int      `json:"top"`
-	KeywordBoost     *float64 `json:"keyword_boost,omitempty"` // nil: the model's default
-	SmallEditPenalty *float64 `json:"small_edit_penalty,omitempty"`
-	LexicalWeight    *float64 `json:"lexical_weight,omitempty"`
-	BodyWeight       *float64 `json:"body_weight,omitempty"`
-	IntentBoost      *float64 `json:"intent_boost,omitempty"`
-	NoJudge          bool     `json:"no_judge,omitempty"`
-}
-
-// settings works o out for a query of model from cwd. It is false when o
-// holds what cannot leave this process (a judge of its own, features).
-func (o Options) settings(model, cwd string) (Settings, bool) {
-	if o.Judge != nil || o.Features {
-		return Settings{}, false
-	}
-	s := Settings{Top: o.Top, LexicalWeight: o.LexicalWeight, BodyWeight: o.BodyWeight,
-		IntentBoost: o.IntentBoost, NoJudge: o.NoJudge}
-	if o.KeywordBoost != nil {
-		v := o.KeywordBoost(model, cwd)
-		s.KeywordBoost = &v
-	}
-	if o.SmallEditPenalty != nil {
-		v := o.SmallEditPenalty(model, cwd)
-		s.SmallEditPenalty = &v
-	}
-	return s, true
-}
-
-// options are the Options s stands for.
-func (s Settings) options() Options {
-	o := Options{Top: s.Top, LexicalWeight: s.LexicalWeight, BodyWeight: s.BodyWeight,
-		IntentBoost: s.IntentBoost, NoJudge: s.NoJudge}
-	if v := s.KeywordBoost; v != nil {
-		o.KeywordBoost = func(string, string) float64 { return *v }
-	}
-	if v := s.SmallEditPenalty; v != nil {
-		o.SmallEditPenalty = func(string, string) float64 { return *v }
-	}
-	return o
-}
-
 // heldMax is how many indexes a Held keeps: a server answers the few
 // projects its user works in.
 const heldMax = 4
@@ -98,7 +53,7 @@ func (h *Held) Rank(path string, query, s []byte) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	w := ndjson.NewWriter(&buf)
-	if err := cat.write(w, q, set.options()); err != nil {
+	if err := cat.write(w, q, set); err != nil {
 		return nil, err
 	}
 	if err := w.Flush(); err != nil {

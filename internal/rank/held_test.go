@@ -44,9 +44,10 @@ func runLines(t *testing.T, o Options, line []byte) string {
 func TestHeldRanksAsRun(t *testing.T) {
 	path := writeIndex(t, testdataSkills(t))
 	lex, body := 0.02, 0.0
-	o := Options{Top: 3, LexicalWeight: &lex, BodyWeight: &body,
-		KeywordBoost:     func(model, cwd string) float64 { return map[string]float64{"/p": 0.2}[cwd] },
-		SmallEditPenalty: func(string, string) float64 { return 0.05 }}
+	o := Options{Settings: func(model, cwd string) Settings {
+		boost, penalty := map[string]float64{"/p": 0.2}[cwd], 0.05
+		return Settings{Top: 3, LexicalWeight: &lex, BodyWeight: &body, KeywordBoost: &boost, SmallEditPenalty: &penalty}
+	}}
 	var h Held
 	asked := 0
 	remote := o
@@ -106,12 +107,12 @@ func TestRunRemoteFallsBack(t *testing.T) {
 	}
 	noModel := bytes.Replace(line, []byte(`"model":"`+embed.LexicalID+`",`), nil, 1)
 	runLines(t, o, noModel)
-	o.Features = true
+	o.Settings = func(string, string) Settings { return Settings{Features: true} }
 	runLines(t, o, line)
 	if len(asked) != 1 || asked[0] != path {
 		t.Fatalf("remote asked for %q, want once for %s", asked, path)
 	}
-	o.Features = false
+	o.Settings = nil
 	st, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)

@@ -5,27 +5,19 @@
 package rank
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/intent"
 	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/mention"
-	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/vecfile"
@@ -37,170 +29,6 @@ const MentionScore = 1.0
 
 // MaxKeywordHits caps how many keyword hits add to one skill's score.
 const MaxKeywordHits = 2
-
-// Options configure ranking.
-type Options struct {
-	IndexPath string // "" means the query record's "index" field
-	Top       int    // candidates per query; <= 0 means all
-	// KeywordBoost returns the boost per keyword hit for a model and the
-	// query's directory; nil means the model's calibrated default.
-	KeywordBoost func(model, cwd string) float64
-	// LexicalWeight, when not nil, replaces the model's weight of the BM25
-	// score.
-	LexicalWeight *float64
-	// BodyWeight, when not nil, replaces the model's weight of the BM25
-	// score against the skills' whole bodies.
-	BodyWeight *float64
-	// IntentBoost, when not nil, replaces the model's intent boost.
-	IntentBoost *float64
-	// NoJudge leaves out the judge's confidences (the gate then reads the
-	// scores), as for an index without a background.
-	NoJudge bool
-	// Features gives the best candidates the judge's features even without
-	// a judge (when the index has a background): what training one reads.
-	Features bool
-	// Judge, when set, replaces the model's judge (to measure another).
-	Judge *judge.Model
-	// SmallEditPenalty returns what is taken from every score of a prompt
-	// that asks only for a small edit or an explanation (package intent),
-	// for a model and the query's directory; nil means the model's
-	// calibrated default.
-	SmallEditPenalty func(model, cwd string) float64
-	MaxLine          int
-	// Remote, when set, is asked first to rank each query the model of
-	// which the record names, unless Judge or Features are set: with the
-	// query's model and directory, the index's path, the query record and
-	// the settings worked out for it (JSON of Settings), it returns the
-	// candidate lines as Run would write them (Held.Rank), or false to
-	// have the query ranked here.
-	Remote func(model, cwd, index string, query, settings []byte) ([]byte, bool)
-	// RemoteFrom is the size, in bytes, from which an index is ranked by
-	// Remote: a smaller one is read here (RemoteFrom).
-	RemoteFrom int64
-}
-
-// RemoteFrom is the size of an index from which ski-rank asks the embed
-// server to rank rather than read the index itself: ~4,000 skills. In
-// the prompt hook, interleaved with reading it, asking cost +0.5 ms on a
-// 0.6 MB index (193 skills) and +0.3 ms on 2.2 MB (1,000); on
-// 19.7 MB (10,000) it saved 0.7 ms: the two meet at ~7 MB.
-const RemoteFrom = 8 << 20
-
-// Run reads query records and writes candidate records.
-func Run(o Options, in io.Reader, out io.Writer) error {
-	r := ndjson.NewReader(in, "<stdin>", o.MaxLine)
-	w := ndjson.NewWriter(out)
-	indexes := map[string]*Catalog{}
-	if err := r.Each(func(line []byte) error {
-		q, err := parseQuery(line)
-		if err != nil {
-			return r.Errorf("%w", err)
-		}
-		path := o.IndexPath
-		if path == "" {
-			path = q.index
-		}
-		if path == "" {
-			return r.Errorf("query has no \"index\" field and no --index was given")
-		}
-		if lines, ok := o.remote(q, path, line); ok {
-			return w.WriteLines(lines)
-		}
-		cat, ok := indexes[path]
-		if !ok {
-			idx, err := vecfile.ReadRanking(path)
-			if err != nil {
-				return err
-			}
-			cat = NewCatalog(idx)
-			indexes[path] = cat
-		}
-		if err := cat.write(w, q, o); err != nil {
-			return r.Errorf("%w", err)
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	return w.Flush()
-}
-
-// remote asks o.Remote to rank q, the query record line, against the
-// index at path, when o can go with it; it returns the candidate lines.
-func (o Options) remote(q Query, path string, line []byte) ([]byte, bool) {
-	if o.Remote == nil || q.Model == "" {
-		return nil, false
-	}
-	if st, err := os.Stat(path); err != nil || st.Size() < o.RemoteFrom {
-		return nil, false
-	}
-	s, ok := o.settings(q.Model, q.Cwd)
-	if !ok {
-		return nil, false
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, false
-	}
-	// The other process runs in another directory.
-	if path, err = filepath.Abs(path); err != nil {
-		return nil, false
-	}
-	return o.Remote(q.Model, q.Cwd, path, line, b)
-}
-
-// write ranks q and writes its candidates to w.
-func (c *Catalog) write(w *ndjson.Writer, q Query, o Options) error {
-	cands, err := c.Rank(q, o)
-	if err != nil {
-		return err
-	}
-	for _, cd := range cands {
-		if err := w.Encode(cd); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Query is what ranking needs of a query record.
-type Query struct {
-	ID, SessionID, Cwd, Host, Model, Prompt string
-	Vector                                  []float32
-	// Reading is the prompt's reading, when the record carries it (its
-	// "text" and "intent", from ski-embed --query); else Rank reads the
-	// prompt itself.
-	Reading *prompt.Reading
-	index   string
-}
-
-func parseQuery(line []byte) (Query, error) {
-	get := func(k string) string { return gjson.GetBytes(line, k).Str }
-	if k := get("kind"); k != record.KindQuery {
-		return Query{}, fmt.Errorf("kind %q, want %q (pipe ski-embed --query into ski-rank)", k, record.KindQuery)
-	}
-	q := Query{ID: get("query_id"), SessionID: get("session_id"), Cwd: get("cwd"), Host: get("host"),
-		Model: get("model"), Prompt: get("prompt"), index: get("index")}
-	vec := gjson.GetBytes(line, "vector")
-	if !vec.IsArray() {
-		return Query{}, errors.New("query has no \"vector\" array")
-	}
-	if text, kind := gjson.GetBytes(line, "text"), gjson.GetBytes(line, "intent"); text.Exists() || kind.Exists() {
-		if text.Type != gjson.String || kind.Type != gjson.String {
-			return Query{}, errors.New("query \"text\" and \"intent\" must be strings, and come together")
-		}
-		switch k := intent.Kind(kind.Str); k {
-		case intent.None, intent.BugHunt, intent.SmallEdit:
-			q.Reading = &prompt.Reading{Text: text.Str, Intent: k}
-		default:
-			return Query{}, fmt.Errorf("query intent %q: want %q, %q or \"\"", kind.Str, intent.BugHunt, intent.SmallEdit)
-		}
-	}
-	for _, x := range vec.Array() {
-		q.Vector = append(q.Vector, float32(x.Float()))
-	}
-	return q, nil
-}
 
 // Catalog is an index prepared for ranking. Its rankings take turns: it
 // keeps what one leaves for the next (not safe for concurrent use).
@@ -301,8 +129,9 @@ func fieldScores(field *bm25.Inverted, terms bm25.Query, weight float64, n int, 
 	return scores, nil
 }
 
-// Rank scores every skill against q, best first, ties broken by id.
-func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
+// Rank scores every skill against q with the settings o, best first, ties
+// broken by id.
+func (c *Catalog) Rank(q Query, o Settings) ([]record.Candidate, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -315,7 +144,7 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	}
 	boost := c.model.KeywordBoost
 	if o.KeywordBoost != nil {
-		boost = o.KeywordBoost(h.Model, q.Cwd)
+		boost = *o.KeywordBoost
 	}
 	lexWeight := c.model.LexicalWeight
 	if o.LexicalWeight != nil {
@@ -358,7 +187,7 @@ func (c *Catalog) Rank(q Query, o Options) ([]record.Candidate, error) {
 	if kind == intent.SmallEdit {
 		penalty = c.model.SmallEditPenalty
 		if o.SmallEditPenalty != nil {
-			penalty = o.SmallEditPenalty(h.Model, q.Cwd)
+			penalty = *o.SmallEditPenalty
 		}
 	}
 	low := strings.ToLower(q.Prompt)

@@ -74,13 +74,13 @@ func testdataSkills(t *testing.T) []record.Skill {
 	return res.Skills
 }
 
-func rank(t *testing.T, path, prompt string, o Options) []record.Candidate {
+func rank(t *testing.T, path, prompt string, o Settings) []record.Candidate {
 	t.Helper()
 	vec, _ := embed.NewLexical().Embed([]string{prompt}, embed.Query)
 	q, _ := json.Marshal(map[string]any{"kind": "query", "query_id": "q1", "session_id": "s", "prompt": prompt,
 		"model": embed.LexicalID, "index": path, "vector": vec[0]})
 	var out bytes.Buffer
-	if err := Run(o, bytes.NewReader(append(q, '\n')), &out); err != nil {
+	if err := Run(Options{Settings: func(string, string) Settings { return o }}, bytes.NewReader(append(q, '\n')), &out); err != nil {
 		t.Fatal(err)
 	}
 	var cands []record.Candidate
@@ -99,7 +99,7 @@ func rank(t *testing.T, path, prompt string, o Options) []record.Candidate {
 
 func TestRankOrderAndWhy(t *testing.T) {
 	path := testIndex(t)
-	c := rank(t, path, "write a blameless postmortem for the outage", Options{})
+	c := rank(t, path, "write a blameless postmortem for the outage", Settings{})
 	if len(c) == 0 || c[0].ID != "writing/postmortem" || c[0].Rank != 1 || c[0].TopScore != c[0].Score {
 		t.Fatalf("top candidate: %+v", c)
 	}
@@ -115,12 +115,12 @@ func TestRankOrderAndWhy(t *testing.T) {
 
 func TestKeywordBoost(t *testing.T) {
 	path := testIndex(t)
-	c := rank(t, path, "bump the replica count in values.yaml of our helm release", Options{})
+	c := rank(t, path, "bump the replica count in values.yaml of our helm release", Settings{})
 	if c[0].ID != "k8s/helm-chart" || c[0].Boost != 0.2 || len(c[0].Why) != 4 {
 		t.Fatalf("want two keyword hits on helm-chart: %+v", c[0])
 	}
-	fixed := func(string, string) float64 { return 0.5 }
-	c = rank(t, path, "helm", Options{KeywordBoost: fixed})
+	fixed := 0.5
+	c = rank(t, path, "helm", Settings{KeywordBoost: &fixed})
 	if c[0].Boost != 0.5 {
 		t.Fatalf("boost from options: %+v", c[0])
 	}
@@ -128,17 +128,17 @@ func TestKeywordBoost(t *testing.T) {
 
 func TestMentions(t *testing.T) {
 	path := testIndex(t)
-	c := rank(t, path, "@systematic-debugging why is the sky blue", Options{Top: 1})
+	c := rank(t, path, "@systematic-debugging why is the sky blue", Settings{Top: 1})
 	if c[0].ID != "debugging/systematic-debugging" || c[0].Mention != "at" || c[0].Score < MentionScore {
 		t.Fatalf("mention: %+v", c[0])
 	}
 	// "_" for "-" and case do not matter.
-	c = rank(t, path, "$Systematic_Debugging why is the sky blue", Options{Top: 1})
+	c = rank(t, path, "$Systematic_Debugging why is the sky blue", Settings{Top: 1})
 	if c[0].ID != "debugging/systematic-debugging" || c[0].Mention != "dollar" {
 		t.Fatalf("$Systematic_Debugging: %+v", c[0])
 	}
 	// A slash command names the skill but gets no bonus and sets no top.
-	c = rank(t, path, "/postmortem", Options{})
+	c = rank(t, path, "/postmortem", Settings{})
 	var slash *record.Candidate
 	for i := range c {
 		if c[i].Mention == "slash" {
@@ -149,7 +149,7 @@ func TestMentions(t *testing.T) {
 		t.Fatalf("slash: %+v", c)
 	}
 	// Plugin skills are mentioned by their invoke name too.
-	c = rank(t, path, "/acme:commit", Options{})
+	c = rank(t, path, "/acme:commit", Settings{})
 	if c[0].Mention != "slash" || c[0].ID != "acme/commit" {
 		t.Fatalf("plugin slash: %+v", c)
 	}
@@ -157,7 +157,7 @@ func TestMentions(t *testing.T) {
 
 func TestTop(t *testing.T) {
 	path := testIndex(t)
-	if c := rank(t, path, "write a postmortem and fix a bug in the chart", Options{Top: 1}); len(c) != 1 {
+	if c := rank(t, path, "write a postmortem and fix a bug in the chart", Settings{Top: 1}); len(c) != 1 {
 		t.Fatalf("--top 1 gave %d", len(c))
 	}
 }
@@ -178,7 +178,7 @@ func TestModelMismatch(t *testing.T) {
 func TestLexicalWeight(t *testing.T) {
 	path := testIndex(t)
 	w := 0.1
-	c := rank(t, path, "our kubernetes charts fail to lint", Options{LexicalWeight: &w})
+	c := rank(t, path, "our kubernetes charts fail to lint", Settings{LexicalWeight: &w})
 	if c[0].ID != "k8s/helm-chart" || c[0].Lexical <= 0 || c[0].Score != round(c[0].Cosine+c[0].Lexical) {
 		t.Fatalf("want a BM25 part on helm-chart: %+v", c[0])
 	}
@@ -186,7 +186,7 @@ func TestLexicalWeight(t *testing.T) {
 		t.Errorf("why: %v", c[0].Why)
 	}
 	w = 0
-	if c = rank(t, path, "our kubernetes charts fail to lint", Options{LexicalWeight: &w}); c[0].Lexical != 0 {
+	if c = rank(t, path, "our kubernetes charts fail to lint", Settings{LexicalWeight: &w}); c[0].Lexical != 0 {
 		t.Errorf("weight 0 must leave BM25 out: %+v", c[0])
 	}
 }
@@ -194,8 +194,8 @@ func TestLexicalWeight(t *testing.T) {
 func TestSmallEditPenalty(t *testing.T) {
 	path := testIndex(t)
 	const p = "rename the helm values key replicas to replicaCount, nothing else"
-	plain := rank(t, path, p, Options{SmallEditPenalty: func(string, string) float64 { return 0 }})
-	got := rank(t, path, p, Options{})
+	plain := rank(t, path, p, Settings{SmallEditPenalty: new(float64)})
+	got := rank(t, path, p, Settings{})
 	m, _ := embed.Lookup(embed.LexicalID)
 	pen := m.SmallEditPenalty
 	if pen <= 0 {
@@ -207,7 +207,7 @@ func TestSmallEditPenalty(t *testing.T) {
 	if !strings.Contains(strings.Join(got[0].Why, "; "), "small edit") {
 		t.Errorf("why: %v", got[0].Why)
 	}
-	if other := rank(t, path, "write a postmortem for the outage", Options{}); strings.Contains(strings.Join(other[0].Why, "; "), "small edit") {
+	if other := rank(t, path, "write a postmortem for the outage", Settings{}); strings.Contains(strings.Join(other[0].Why, "; "), "small edit") {
 		t.Errorf("penalty on a plain request: %v", other[0].Why)
 	}
 }
@@ -222,7 +222,7 @@ func TestIntentBoost(t *testing.T) {
 		skills = append(skills, record.Skill{ID: fmt.Sprintf("other/s%d", i), Name: fmt.Sprintf("s%d", i), Hash: "h", Description: d})
 	}
 	path := writeIndex(t, skills)
-	bug := rank(t, path, "the importer panics with a nil map after the upgrade, find out why", Options{})
+	bug := rank(t, path, "the importer panics with a nil map after the upgrade, find out why", Settings{})
 	var debug record.Candidate
 	for _, c := range bug {
 		if c.ID == "debugging/systematic-debugging" {
@@ -233,7 +233,7 @@ func TestIntentBoost(t *testing.T) {
 		t.Errorf("no bug-hunt boost for the debugging skill: %+v", debug.Why)
 	}
 	off := 0.0
-	plain := rank(t, path, "the importer panics with a nil map after the upgrade, find out why", Options{IntentBoost: &off})
+	plain := rank(t, path, "the importer panics with a nil map after the upgrade, find out why", Settings{IntentBoost: &off})
 	for _, c := range plain {
 		if c.ID == debug.ID && c.Score >= debug.Score {
 			t.Errorf("boost did not raise the score: %.4f without, %.4f with", c.Score, debug.Score)
@@ -242,7 +242,7 @@ func TestIntentBoost(t *testing.T) {
 			t.Errorf("boost with weight 0: %v", c.Why)
 		}
 	}
-	for _, c := range rank(t, path, "write a postmortem for the outage", Options{}) {
+	for _, c := range rank(t, path, "write a postmortem for the outage", Settings{}) {
 		if strings.Contains(strings.Join(c.Why, "; "), "bug-hunt") {
 			t.Errorf("boost on a plain request: %s %v", c.ID, c.Why)
 		}
@@ -267,8 +267,8 @@ func TestRankingReadRanksLikeWholeIndex(t *testing.T) {
 		"use the systematic-debugging skill on this flaky test", "@postmortem please", "/commit fix typo", "rename this variable"} {
 		vec, _ := embed.NewLexical().Embed([]string{p}, embed.Query)
 		q := Query{ID: "q", SessionID: "s", Prompt: p, Model: embed.LexicalID, Vector: vec[0]}
-		want, err1 := a.Rank(q, Options{})
-		got, err2 := b.Rank(q, Options{})
+		want, err1 := a.Rank(q, Settings{})
+		got, err2 := b.Rank(q, Settings{})
 		if err1 != nil || err2 != nil || len(want) == 0 {
 			t.Fatalf("%q: %d candidates, %v, %v", p, len(want), err1, err2)
 		}
@@ -354,7 +354,7 @@ func BenchmarkRankFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := NewCatalog(idx).Rank(q, Options{Top: 10}); err != nil {
+		if _, err := NewCatalog(idx).Rank(q, Settings{Top: 10}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -374,7 +374,7 @@ func TestJudgedConfidences(t *testing.T) {
 		m.Std[j] = 1
 	}
 	m.Weights[0] = 1 // the relative score alone
-	cands := rank(t, path, "the helm chart fails to lint, fix the values.yaml and the deployment", Options{Judge: m})
+	cands := rank(t, path, "the helm chart fails to lint, fix the values.yaml and the deployment", Settings{Judge: m})
 	if len(cands) <= judge.Judged {
 		t.Fatalf("%d candidates, want more than %d", len(cands), judge.Judged)
 	}
@@ -386,12 +386,12 @@ func TestJudgedConfidences(t *testing.T) {
 			t.Errorf("candidate %d (%s): confidence %v", i+1, c.ID, *c.Confidence)
 		}
 	}
-	for _, c := range rank(t, path, "@postmortem for the helm chart outage", Options{Judge: m}) {
+	for _, c := range rank(t, path, "@postmortem for the helm chart outage", Settings{Judge: m}) {
 		if c.Confidence != nil {
 			t.Errorf("%s judged although the prompt names a skill", c.ID)
 		}
 	}
-	for _, c := range rank(t, path, "the helm chart fails to lint", Options{Judge: m, NoJudge: true}) {
+	for _, c := range rank(t, path, "the helm chart fails to lint", Settings{Judge: m, NoJudge: true}) {
 		if c.Confidence != nil {
 			t.Errorf("%s judged with NoJudge", c.ID)
 		}

@@ -1,19 +1,25 @@
 // Package settings resolves what is in force for a query: the config files
-// for its directory laid over the calibrated defaults of its model.
+// for its directory laid over the calibrated defaults of its model, and the
+// environment. Each of its answers is a whole question a stage asks (where
+// to look for skills, how to rank, how to gate, how to render), so that no
+// command puts one together itself.
 package settings
 
 import (
 	"github.com/skill-inject/ski/internal/config"
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/environ"
 	"github.com/skill-inject/ski/internal/gate"
+	"github.com/skill-inject/ski/internal/rank"
 	"github.com/skill-inject/ski/internal/render"
+	"github.com/skill-inject/ski/internal/scan"
 )
 
 // Resolver loads and caches configuration per directory.
 type Resolver struct {
-	ConfigDir string       // ski's config folder
-	Warn      func(string) // bad config files are reported here
-	cache     map[string]config.Config
+	Env   environ.Env  // the command's environment (ski's config folder among it)
+	Warn  func(string) // bad config files are reported here
+	cache map[string]config.Config
 }
 
 // Config returns the merged config for cwd.
@@ -23,7 +29,7 @@ func (r *Resolver) Config(cwd string) config.Config {
 	}
 	c, ok := r.cache[cwd]
 	if !ok {
-		c = config.Load(r.ConfigDir, cwd, r.Warn)
+		c = config.Load(r.Env.Dirs.Config, cwd, r.Warn)
 		r.cache[cwd] = c
 	}
 	return c
@@ -68,22 +74,22 @@ func (r *Resolver) Render(cwd string) (render.Settings, error) {
 	}, nil
 }
 
-// KeywordBoost returns the score added per keyword hit for a model and
-// directory.
-func (r *Resolver) KeywordBoost(model, cwd string) float64 {
+// Rank returns the ranking settings for a query of model from cwd: the
+// keyword boost and the small-edit penalty of the config, else of the
+// model (an unknown model gets neither: ranking refuses it).
+func (r *Resolver) Rank(model, cwd string) rank.Settings {
 	m, err := embed.Lookup(model)
 	if err != nil {
-		return 0
+		return rank.Settings{}
 	}
-	return config.Float(r.Config(cwd).KeywordBoost, m.KeywordBoost)
+	c := r.Config(cwd)
+	boost := config.Float(c.KeywordBoost, m.KeywordBoost)
+	penalty := config.Float(c.SmallEditPenalty, m.SmallEditPenalty)
+	return rank.Settings{KeywordBoost: &boost, SmallEditPenalty: &penalty}
 }
 
-// SmallEditPenalty returns what is taken from the scores of a prompt that
-// asks only for a small edit or an explanation, for a model and directory.
-func (r *Resolver) SmallEditPenalty(model, cwd string) float64 {
-	m, err := embed.Lookup(model)
-	if err != nil {
-		return 0
-	}
-	return config.Float(r.Config(cwd).SmallEditPenalty, m.SmallEditPenalty)
+// Scan returns where the stages look for host's skills from cwd: the
+// environment's folders and roots and the config's extra roots.
+func (r *Resolver) Scan(host, cwd string) scan.Options {
+	return scan.FromEnv(r.Env, host, cwd, r.Config(cwd).ExtraRoots, r.Warn)
 }
