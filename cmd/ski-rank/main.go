@@ -2,7 +2,6 @@ package main
 
 import (
 	_ "embed"
-	"fmt"
 	"os"
 	"runtime/debug"
 
@@ -34,7 +33,7 @@ func run(env cli.Env) error {
 	if *top < 0 {
 		return cli.Usagef("--top %d: must not be negative", *top)
 	}
-	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-rank: warning: %s\n", msg) }
+	warn := cli.Warner("ski-rank", env.Stderr)
 	res := &settings.Resolver{Env: env.Environ, Warn: warn}
 	flags := rank.Settings{Top: *top}
 	if *boost >= 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	_ "embed"
-	"fmt"
 	"os"
 
 	"github.com/skill-inject/ski/internal/cli"
@@ -33,7 +32,7 @@ func run(env cli.Env) error {
 	if *mode != "" && *mode != "directive" && *mode != "body" {
 		return cli.Usagef("--mode %q: want directive or body", *mode)
 	}
-	res := &settings.Resolver{Env: env.Environ, Warn: func(msg string) { fmt.Fprintf(env.Stderr, "ski-render: warning: %s\n", msg) }}
+	res := &settings.Resolver{Env: env.Environ, Warn: cli.Warner("ski-render", env.Stderr)}
 	return render.Run(render.Options{
 		Host: *host,
 		Settings: func(cwd string) (render.Settings, error) {

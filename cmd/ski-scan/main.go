@@ -47,7 +47,7 @@ func run(env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	warn := func(msg string) { fmt.Fprintf(env.Stderr, "%s: warning: %s\n", name, msg) }
+	warn := cli.Warner(name, env.Stderr)
 	resolver := &settings.Resolver{Env: env.Environ, Warn: warn}
 
 	// --root and SKI_ROOTS are relative to where ski-scan runs, not --cwd.

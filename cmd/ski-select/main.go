@@ -2,7 +2,6 @@ package main
 
 import (
 	_ "embed"
-	"fmt"
 	"os"
 
 	"github.com/skill-inject/ski/internal/cli"
@@ -28,7 +27,7 @@ func run(env cli.Env) error {
 	if err := cli.ParseNoArgs(fs, env); err != nil {
 		return err
 	}
-	warn := func(msg string) { fmt.Fprintf(env.Stderr, "ski-select: warning: %s\n", msg) }
+	warn := cli.Warner("ski-select", env.Stderr)
 	dirs := env.Environ.Dirs
 	res := &settings.Resolver{Env: env.Environ, Warn: warn}
 	o := gate.Options{Settings: res.Gate, All: *all, Table: *table, MaxLine: *maxLine}

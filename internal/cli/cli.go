@@ -241,3 +241,9 @@ func docComment(src string) string {
 	}
 	return src
 }
+
+// Warner returns a function that writes "name: warning: msg" lines to w:
+// how every command reports what it works around.
+func Warner(name string, w io.Writer) func(msg string) {
+	return func(msg string) { fmt.Fprintf(w, "%s: warning: %s\n", name, msg) }
+}

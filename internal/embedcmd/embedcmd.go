@@ -100,13 +100,13 @@ func (p Program) Run(env cli.Env) error {
 	dirs := env.Environ.Dirs
 	// Warnings wait until this process knows it will not hand the run off:
 	// the other binary would give them again.
-	holding, held := p.HandOff != nil, []string(nil)
+	holding, held, say := p.HandOff != nil, []string(nil), cli.Warner("ski-embed", env.Stderr)
 	warn := func(msg string) {
 		if holding {
 			held = append(held, msg)
 			return
 		}
-		fmt.Fprintf(env.Stderr, "ski-embed: warning: %s\n", msg)
+		say(msg)
 	}
 	keep := func() {
 		holding = false

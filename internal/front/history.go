@@ -56,14 +56,9 @@ func runStats(w *world, args []string) error {
 	} else {
 		var rows [][]string
 		for _, s := range stats {
-			rate := "-"
-			if s.Injected > 0 {
-				rate = fmt.Sprintf("%.0f%%", 100*s.FollowRate)
-			}
-			rows = append(rows, []string{s.ID, fmt.Sprint(s.Injected), fmt.Sprint(s.Followed), rate,
-				fmt.Sprint(s.Suggested), fmt.Sprint(s.SuggestionsFollowed), fmt.Sprint(s.ModelLoaded), fmt.Sprint(s.UserInvoked), fmt.Sprint(s.Sessions)})
+			rows = append(rows, s.Row("-"))
 		}
-		l.table([]string{"SKILL", "INJECTED", "FOLLOWED", "RATE", "SUGGESTED", "SUGGEST-FOLLOWED", "MODEL-LOADED", "USER-INVOKED", "SESSIONS"}, rows)
+		l.table(ledger.StatsColumns, rows)
 	}
 	var advice []string
 	reached := map[string]bool{}

@@ -1,6 +1,9 @@
 package ledger
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // SkillStats sums up, over many sessions, what happened to one skill.
 type SkillStats struct {
@@ -85,4 +88,18 @@ func Stats(ledgers []*Ledger) []SkillStats {
 		return out[i].ID < out[j].ID
 	})
 	return out
+}
+
+// StatsColumns head a table of SkillStats rows (Row).
+var StatsColumns = []string{"SKILL", "INJECTED", "FOLLOWED", "RATE", "SUGGESTED", "SUGGEST-FOLLOWED", "MODEL-LOADED", "USER-INVOKED", "SESSIONS"}
+
+// Row is s as a row under StatsColumns. notInjected, when not "", stands
+// for the follow rate of a skill never injected (else it reads 0%).
+func (s SkillStats) Row(notInjected string) []string {
+	rate := fmt.Sprintf("%.0f%%", 100*s.FollowRate)
+	if s.Injected == 0 && notInjected != "" {
+		rate = notInjected
+	}
+	return []string{s.ID, fmt.Sprint(s.Injected), fmt.Sprint(s.Followed), rate, fmt.Sprint(s.Suggested),
+		fmt.Sprint(s.SuggestionsFollowed), fmt.Sprint(s.ModelLoaded), fmt.Sprint(s.UserInvoked), fmt.Sprint(s.Sessions)}
 }

@@ -42,11 +42,17 @@ func (r *Resolver) Model(cwd string) string {
 
 // Gate returns the gate settings for a model and directory.
 func (r *Resolver) Gate(model, cwd string) (gate.Settings, error) {
+	return Gate(model, r.Config(cwd))
+}
+
+// Gate returns the gate settings of the config c over the calibrated
+// defaults of model (what a directory's config files give, or a
+// measurement's own values).
+func Gate(model string, c config.Config) (gate.Settings, error) {
 	m, err := embed.Lookup(model)
 	if err != nil {
 		return gate.Settings{}, err
 	}
-	c := r.Config(cwd)
 	return gate.Settings{
 		MinSimilarity:    config.Float(c.MinSimilarity, m.MinSimilarity),
 		InjectSimilarity: config.Float(c.InjectSimilarity, m.InjectSimilarity),
@@ -74,15 +80,19 @@ func (r *Resolver) Render(cwd string) (render.Settings, error) {
 	}, nil
 }
 
-// Rank returns the ranking settings for a query of model from cwd: the
-// keyword boost and the small-edit penalty of the config, else of the
-// model (an unknown model gets neither: ranking refuses it).
+// Rank returns the ranking settings for a query of model from cwd.
 func (r *Resolver) Rank(model, cwd string) rank.Settings {
+	return Rank(model, r.Config(cwd))
+}
+
+// Rank returns the ranking settings of the config c over the calibrated
+// defaults of model: the keyword boost and the small-edit penalty (an
+// unknown model gets neither: ranking refuses it).
+func Rank(model string, c config.Config) rank.Settings {
 	m, err := embed.Lookup(model)
 	if err != nil {
 		return rank.Settings{}
 	}
-	c := r.Config(cwd)
 	boost := config.Float(c.KeywordBoost, m.KeywordBoost)
 	penalty := config.Float(c.SmallEditPenalty, m.SmallEditPenalty)
 	return rank.Settings{KeywordBoost: &boost, SmallEditPenalty: &penalty}
