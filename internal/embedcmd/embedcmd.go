@@ -11,6 +11,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -38,65 +39,158 @@ type Program struct {
 	HandOff func() error
 }
 
-// Run runs ski-embed with env.
-func (p Program) Run(env cli.Env) error {
-	fs := cli.NewFlags("ski-embed", p.Manual, env)
-	indexPath := fs.String("index", "", "the vector index `file` to write (with scan records) or read (with --query)")
+// The modes of ski-embed: exactly one per run.
+const (
+	modeIndex   = "index"   // --index FILE without --query: build an index from scan records
+	modeQuery   = "query"   // --query
+	modeRefresh = "refresh" // --refresh
+	modeServe   = "serve"   // --serve
+	modeBuilder = "builder" // --builder SPEC
+	modeGC      = "gc"      // --gc
+	modeFetch   = "fetch"   // --fetch [MODEL]
+)
+
+// Options are ski-embed's flags, validated.
+type Options struct {
+	Mode       string
+	Index      string // --index
+	Background bool   // --refresh --background
+	Builder    string // --builder's project spec
+	Detach     bool   // --serve --detach
+	Idle       time.Duration
+	Delay      time.Duration
+	Host       string
+	Model      string // "" means the config's, else the default
+	Runtime    string // --onnxruntime
+	MaxLine    int
+	Event      bool   // --query --event
+	FetchID    string // --fetch's model
+}
+
+// parse reads ski-embed's flags into Options.
+func parse(env cli.Env, manual string) (Options, error) {
+	var o Options
+	fs := cli.NewFlags("ski-embed", manual, env)
+	fs.StringVar(&o.Index, "index", "", "the vector index `file` to write (with scan records) or read (with --query)")
 	queryMode := fs.Bool("query", false, "read prompt events and attach query vectors")
 	refresh := fs.Bool("refresh", false, "bring the automatic index of each event's project up to date")
-	background := fs.Bool("background", false, "with --refresh: start a background build of each event's index when it is missing, stale or damaged, and return at once (what the hooks do)")
-	builderSpec := fs.String("builder", "", "run as the background builder of a project `spec` (ski starts these itself)")
+	fs.BoolVar(&o.Background, "background", false, "with --refresh: start a background build of each event's index when it is missing, stale or damaged, and return at once (what the hooks do)")
+	fs.StringVar(&o.Builder, "builder", "", "run as the background builder of a project `spec` (ski starts these itself)")
 	gcMode := fs.Bool("gc", false, "drop from the embedding cache the vectors that no index uses")
 	serveMode := fs.Bool("serve", false, "keep the model loaded and embed for other ski-embed processes over a unix socket until idle")
-	detach := fs.Bool("detach", false, "with --serve: start the server in the background and return at once")
-	idle := fs.Duration("idle", 30*time.Minute, "with --serve: exit after this long without a request")
-	delay := fs.Duration("delay", 0, "with --serve: wait this long before loading the model")
+	fs.BoolVar(&o.Detach, "detach", false, "with --serve: start the server in the background and return at once")
+	fs.DurationVar(&o.Idle, "idle", 30*time.Minute, "with --serve: exit after this long without a request")
+	fs.DurationVar(&o.Delay, "delay", 0, "with --serve: wait this long before loading the model")
 	fetchMode := fs.Bool("fetch", false, "download a model's files from Hugging Face (HF_ENDPOINT, HF_TOKEN) into $XDG_DATA_HOME/ski/models; the model is the argument or --model")
-	host := fs.String("host", record.HostClaude, "host whose skill roots are used: claude or opencode")
-	model := fs.String("model", "", "model `id` for a new index (default from config, else "+embed.DefaultModel()+")")
-	runtime := fs.String("onnxruntime", "", "ONNX Runtime shared library `file` (default: config onnxruntime, $ONNXRUNTIME_SHARED_LIBRARY_PATH, beside the executable, $XDG_DATA_HOME/ski/runtime, the system loader path)")
-	maxLine := fs.Int("max-line", 512<<10, "longest input line in `bytes` (a longer prompt is refused)")
-	oneEvent := fs.Bool("event", false, "with --query: the input is one host event, any JSON object (pretty-printed or not, up to 16 MiB); a prompt longer than 64 KiB is ranked on its first 64 KiB")
+	fs.StringVar(&o.Host, "host", record.HostClaude, "host whose skill roots are used: claude or opencode")
+	fs.StringVar(&o.Model, "model", "", "model `id` for a new index (default from config, else "+embed.DefaultModel()+")")
+	fs.StringVar(&o.Runtime, "onnxruntime", "", "ONNX Runtime shared library `file` (default: config onnxruntime, $ONNXRUNTIME_SHARED_LIBRARY_PATH, beside the executable, $XDG_DATA_HOME/ski/runtime, the system loader path)")
+	fs.IntVar(&o.MaxLine, "max-line", 512<<10, "longest input line in `bytes` (a longer prompt is refused)")
+	fs.BoolVar(&o.Event, "event", false, "with --query: the input is one host event, any JSON object (pretty-printed or not, up to 16 MiB); a prompt longer than 64 KiB is ranked on its first 64 KiB")
 	if err := cli.Parse(fs, env); err != nil {
-		return err
+		return o, err
 	}
 	if *fetchMode {
 		if fs.NArg() > 1 {
-			return cli.Usagef("--fetch takes one model id, got %d", fs.NArg())
+			return o, cli.Usagef("--fetch takes one model id, got %d", fs.NArg())
 		}
+		o.Mode, o.FetchID = modeFetch, fs.Arg(0)
+		if o.FetchID == "" {
+			o.FetchID = o.Model
+		}
+		return o, nil
+	}
+	if fs.NArg() > 0 {
+		return o, cli.Usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if o.Host != record.HostClaude && o.Host != record.HostOpencode {
+		return o, cli.Usagef("--host %q: want claude or opencode", o.Host)
+	}
+	for mode, on := range map[string]bool{modeQuery: *queryMode, modeRefresh: *refresh, modeServe: *serveMode,
+		modeIndex: o.Index != "" && !*queryMode, modeBuilder: o.Builder != "", modeGC: *gcMode} {
+		if on && o.Mode != "" {
+			o.Mode = "several"
+		} else if on {
+			o.Mode = mode
+		}
+	}
+	switch {
+	case o.Mode == "" || o.Mode == "several":
+		return o, cli.Usagef("give exactly one of --index FILE, --query, --refresh, --serve, --gc or --fetch")
+	case o.Background && o.Mode != modeRefresh:
+		return o, cli.Usagef("--background goes with --refresh")
+	case (o.Detach || o.Delay != 0) && o.Mode != modeServe:
+		return o, cli.Usagef("--detach and --delay go with --serve")
+	case o.Event && o.Mode != modeQuery:
+		return o, cli.Usagef("--event goes with --query")
+	}
+	return o, nil
+}
+
+// Run runs ski-embed with env.
+func (p Program) Run(env cli.Env) error {
+	o, err := parse(env, p.Manual)
+	if err != nil {
+		return err
+	}
+	if o.Mode == modeFetch {
 		if p.Fetch == nil {
 			return p.handOff()
 		}
-		id := fs.Arg(0)
-		if id == "" {
-			id = *model
+		return p.Fetch(env, o.FetchID)
+	}
+	r, err := p.prepare(env, o)
+	if err != nil {
+		return err
+	}
+	if p.HandOff != nil && !embed.BuiltIn(r.model.Backend) {
+		return p.front(env, o, r)
+	}
+	r.keep()
+	switch o.Mode {
+	case modeServe:
+		return r.srv.serve(r.model.ID, o.Idle, o.Delay, o.Detach, &builder.Watcher{Start: r.builds.start})
+	case modeQuery:
+		// No server answered: the model loads in this process, and with
+		// no server watching the skills, each prompt has a builder look at them.
+		r.query.CheckStamp = true
+		return query.Run(r.query, r.stdin(env), env.Stdout)
+	case modeBuilder:
+		return r.builds.runBuilder(o.Builder)
+	case modeGC:
+		return r.builds.gc()
+	case modeRefresh:
+		if o.Background {
+			return r.builds.refreshBackground(r.scan)
 		}
-		return p.Fetch(env, id)
+		return r.builds.refreshByHand(r.scan)
 	}
-	if fs.NArg() > 0 {
-		return cli.Usagef("unexpected argument %q", fs.Arg(0))
+	return r.builds.buildIndex(o.Index)
+}
+
+// run is what a run of ski-embed works with, once the flags are read.
+type run struct {
+	model  embed.Model
+	scan   scan.Options
+	srv    server
+	builds builds
+	query  query.Options
+	event  []byte // the event read with --event
+	keep   func() // says the warnings held back for a hand-off
+}
+
+// stdin is the run's input: the event read with --event, else standard
+// input.
+func (r *run) stdin(env cli.Env) io.Reader {
+	if r.event != nil {
+		return bytes.NewReader(append(r.event, '\n'))
 	}
-	if *host != record.HostClaude && *host != record.HostOpencode {
-		return cli.Usagef("--host %q: want claude or opencode", *host)
-	}
-	modes := 0
-	for _, on := range []bool{*queryMode, *refresh, *serveMode, *indexPath != "" && !*queryMode, *builderSpec != "", *gcMode} {
-		if on {
-			modes++
-		}
-	}
-	if modes != 1 {
-		return cli.Usagef("give exactly one of --index FILE, --query, --refresh, --serve, --gc or --fetch")
-	}
-	if *background && !*refresh {
-		return cli.Usagef("--background goes with --refresh")
-	}
-	if (*detach || *delay != 0) && !*serveMode {
-		return cli.Usagef("--detach and --delay go with --serve")
-	}
-	if *oneEvent && !*queryMode {
-		return cli.Usagef("--event goes with --query")
-	}
+	return env.Stdin
+}
+
+// prepare works out the model, the scan, the embedding environment and the
+// parts of the run; it reads the event of --event.
+func (p Program) prepare(env cli.Env, o Options) (*run, error) {
 	dirs := env.Environ.Dirs
 	// Warnings wait until this process knows it will not hand the run off:
 	// the other binary would give them again.
@@ -108,81 +202,63 @@ func (p Program) Run(env cli.Env) error {
 		}
 		say(msg)
 	}
-	keep := func() {
+	r := &run{keep: func() {
 		holding = false
 		for _, msg := range held {
 			warn(msg)
 		}
 		held = nil
-	}
+	}}
 	cwd, _ := os.Getwd()
 	res := &settings.Resolver{Env: env.Environ, Warn: warn}
-	if *model == "" {
-		*model = res.Model(cwd)
+	if o.Model == "" {
+		o.Model = res.Model(cwd)
 	}
-	m, err := embed.Lookup(*model)
-	if err != nil {
-		return cli.Usagef("--model: %v", err)
+	var err error
+	if r.model, err = embed.Lookup(o.Model); err != nil {
+		return nil, cli.Usagef("--model: %v", err)
 	}
-	so := res.Scan(*host, cwd)
-	eenv := embed.Env{Environ: env.Environ, Runtime: *runtime, OneQuery: *queryMode}
+	r.scan = res.Scan(o.Host, cwd)
+	eenv := embed.Env{Environ: env.Environ, Runtime: o.Runtime, OneQuery: o.Mode == modeQuery}
 	if eenv.Runtime == "" {
 		eenv.Runtime = res.Config(cwd).OnnxRuntime
 	}
-	srv := server{env: env, dirs: dirs, embed: eenv, runtime: *runtime, warn: warn}
-	b := builds{env: env, dirs: dirs, embed: eenv, runtime: *runtime, model: *model, maxLine: *maxLine, warn: warn,
-		current: srv.current}
-	qo := query.Options{Host: *host, IndexPath: *indexPath, Model: *model, Embed: eenv, CacheDir: dirs.Cache,
-		Scan: so, MaxLine: *maxLine, Warn: warn, Now: time.Now, Wrap: srv.wrap, Start: b.startFor,
+	r.srv = server{env: env, dirs: dirs, embed: eenv, runtime: o.Runtime, warn: warn}
+	r.builds = builds{env: env, dirs: dirs, embed: eenv, runtime: o.Runtime, model: o.Model, maxLine: o.MaxLine, warn: warn,
+		current: r.srv.current}
+	r.query = query.Options{Host: o.Host, IndexPath: o.Index, Model: o.Model, Embed: eenv, CacheDir: dirs.Cache,
+		Scan: r.scan, MaxLine: o.MaxLine, Warn: warn, Now: time.Now, Wrap: r.srv.wrap, Start: r.builds.startFor,
 		Written: func() { closeOutput(env) }}
-	var event []byte
-	if *oneEvent {
-		if event, err = readEvent(env); err != nil {
-			return err
+	if o.Event {
+		if r.event, err = readEvent(env); err != nil {
+			return nil, err
 		}
-		env.Stdin = bytes.NewReader(append(event, '\n'))
 	}
-	if p.HandOff != nil && !embed.BuiltIn(m.Backend) {
-		// Only a query on the automatic index can be answered here, and
-		// only through a server that is up.
-		if !*queryMode || *indexPath != "" {
-			return p.handOffWith(event)
-		}
-		// The server starts on the prompt while this process finds the
-		// index and asks.
-		if event != nil {
-			srv.hint(m.ID, event)
-		}
-		remote := srv.remote(m)
-		if remote == nil {
-			return p.handOffWith(event)
-		}
-		qo.Auto = remote
-		if c, ok := remote.(*embedsrv.Client); ok {
-			qo.Seen = func(so scan.Options, model string) { c.Project = b.spec(so, model) }
-		}
-		keep()
-		return query.Run(qo, env.Stdin, env.Stdout)
+	return r, nil
+}
+
+// front is the run of the pure-Go ski-embed for a model it has no runtime
+// for: only a query on the automatic index can be answered here, and only
+// through a server that is up; everything else is handed off.
+func (p Program) front(env cli.Env, o Options, r *run) error {
+	if o.Mode != modeQuery || o.Index != "" {
+		return p.handOffWith(r.event)
 	}
-	keep()
-	switch {
-	case *serveMode:
-		return srv.serve(*model, *idle, *delay, *detach, &builder.Watcher{Start: b.start})
-	case *queryMode:
-		// No server answered: the model loads in this process, and with
-		// no server watching the skills, each prompt has a builder look at them.
-		qo.CheckStamp = true
-		return query.Run(qo, env.Stdin, env.Stdout)
-	case *builderSpec != "":
-		return b.runBuilder(*builderSpec)
-	case *gcMode:
-		return b.gc()
-	case *refresh && *background:
-		return b.refreshBackground(so)
-	case *refresh:
-		return b.refreshByHand(so)
+	// The server starts on the prompt while this process finds the index
+	// and asks.
+	if r.event != nil {
+		r.srv.hint(r.model.ID, r.event)
 	}
-	return b.buildIndex(*indexPath)
+	remote := r.srv.remote(r.model)
+	if remote == nil {
+		return p.handOffWith(r.event)
+	}
+	r.query.Auto = remote
+	if c, ok := remote.(*embedsrv.Client); ok {
+		r.query.Seen = func(so scan.Options, model string) { c.Project = r.builds.spec(so, model) }
+	}
+	r.keep()
+	return query.Run(r.query, r.stdin(env), env.Stdout)
 }
 
 // handOff hands the run to the binary that links the model runtime.

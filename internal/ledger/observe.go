@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/record"
 )
 
@@ -174,34 +175,26 @@ type ObserveOptions struct {
 // for other tools, and SKILL.md files or names not in the catalog, are
 // ignored. It returns the marks it applied.
 func Observe(s *Store, in Input, opts ObserveOptions) ([]Mark, error) {
-	r := in.reader(in.R)
 	catalogs := make(map[string][]record.Skill)
-	var marks []Mark
-	if err := r.Each(func(line []byte) error {
+	return s.markEach(in, func(r *ndjson.Reader, line []byte) (*Mark, error) {
 		obs, ok, err := ParseObservation(opts.Host, line)
 		if err != nil {
-			return r.Errorf("%w", err)
+			return nil, r.Errorf("%w", err)
 		}
 		if !ok {
-			return nil
+			return nil, nil
 		}
 		skills, seen := catalogs[obs.Cwd]
 		if !seen {
 			skills, err = opts.Catalog(obs.Cwd)
 			if err != nil {
-				return r.Errorf("list skills: %w", err)
+				return nil, r.Errorf("list skills: %w", err)
 			}
 			catalogs[obs.Cwd] = skills
 		}
 		if sk, ok := Match(skills, obs); ok {
-			marks = append(marks, Mark{Session: obs.Session, Event: EventLoad, ID: sk.ID})
+			return &Mark{Session: obs.Session, Event: EventLoad, ID: sk.ID}, nil
 		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if err := s.Apply(marks); err != nil {
-		return nil, err
-	}
-	return marks, nil
+		return nil, nil
+	})
 }

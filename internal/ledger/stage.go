@@ -210,26 +210,38 @@ func selectionMark(line []byte) (Mark, bool, error) {
 // rearms its session; other sources (startup, resume, clear) change
 // nothing. It returns the rearm marks it applied.
 func RearmPayloads(s *Store, in Input) ([]Mark, error) {
-	r := in.reader(in.R)
-	var marks []Mark
-	if err := r.Each(func(line []byte) error {
+	return s.markEach(in, func(r *ndjson.Reader, line []byte) (*Mark, error) {
 		var p struct {
 			SessionID  string `json:"session_id"`
 			SessionID2 string `json:"sessionID"`
 			Source     string `json:"source"`
 		}
 		if err := json.Unmarshal(line, &p); err != nil {
-			return r.Errorf("decode payload: %w", err)
+			return nil, r.Errorf("decode payload: %w", err)
 		}
 		if p.Source != "compact" {
-			return nil
+			return nil, nil
 		}
 		session := cmp.Or(p.SessionID, p.SessionID2)
 		if session == "" {
-			return r.Errorf("compact payload has no session_id")
+			return nil, r.Errorf("compact payload has no session_id")
 		}
-		marks = append(marks, Mark{Session: session, Event: EventRearm})
-		return nil
+		return &Mark{Session: session, Event: EventRearm}, nil
+	})
+}
+
+// markEach reads every line of in, turns each into at most one mark with
+// mark (nil: none), applies the marks once all are read, and returns them.
+// A bad line fails the whole input and applies nothing.
+func (s *Store) markEach(in Input, mark func(r *ndjson.Reader, line []byte) (*Mark, error)) ([]Mark, error) {
+	r := in.reader(in.R)
+	var marks []Mark
+	if err := r.Each(func(line []byte) error {
+		m, err := mark(r, line)
+		if m != nil {
+			marks = append(marks, *m)
+		}
+		return err
 	}); err != nil {
 		return nil, err
 	}

@@ -115,15 +115,9 @@ func (s *Store) Load(session string) (*Ledger, error) {
 		return nil, err
 	}
 	path := s.path(key, ".json")
-	l, bad, err := readFor(path, session)
-	if errors.Is(err, fs.ErrNotExist) {
-		return New(session), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if bad == nil {
-		return l, nil
+	l, bad, err := readOrNew(path, session)
+	if err != nil || bad == nil {
+		return l, err
 	}
 	// Set the bad file aside under the lock, so a writer that replaced it
 	// meanwhile does not lose its fresh file.
@@ -171,20 +165,24 @@ func (s *Store) Update(session string, fn func(*Ledger) error) error {
 
 // read loads path for session with the lock held, moving a bad file aside.
 func (s *Store) read(path, session string) (*Ledger, error) {
-	l, derr, err := readFor(path, session)
-	if errors.Is(err, fs.ErrNotExist) {
-		return New(session), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if derr == nil {
-		return l, nil
+	l, derr, err := readOrNew(path, session)
+	if err != nil || derr == nil {
+		return l, err
 	}
 	if err := s.setAside(path, fmt.Sprintf("ledger %s: %v", path, derr), "starting empty"); err != nil {
 		return nil, err
 	}
 	return New(session), nil
+}
+
+// readOrNew is readFor with a missing file read as session's new, empty
+// ledger.
+func readOrNew(path, session string) (l *Ledger, bad, err error) {
+	l, bad, err = readFor(path, session)
+	if errors.Is(err, fs.ErrNotExist) {
+		return New(session), nil, nil
+	}
+	return l, bad, err
 }
 
 // setAside renames path to <path>.corrupt-<unix nanoseconds>, for a human

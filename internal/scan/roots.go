@@ -207,17 +207,7 @@ func opencodeRoots(o Options) []Root {
 		}
 	}
 	roots = append(roots, user...)
-	var configDirs []string
-	if o.OpencodeConfigDir != "" {
-		configDirs = append(configDirs, o.expand(o.OpencodeConfigDir, o.Cwd))
-	}
-	if o.Home != "" {
-		configDirs = append(configDirs, filepath.Join(o.Home, ".opencode"))
-	}
-	if o.ConfigHome != "" {
-		configDirs = append(configDirs, filepath.Join(o.ConfigHome, "opencode"))
-	}
-	for _, d := range configDirs {
+	for _, d := range o.opencodeConfigDirs() {
 		roots = addDir(roots, filepath.Join(d, "skill"), record.ScopeUser, "opencode config skills")
 		roots = addDir(roots, filepath.Join(d, "skills"), record.ScopeUser, "opencode config skills")
 	}
@@ -226,6 +216,22 @@ func opencodeRoots(o Options) []Root {
 		roots = addDir(roots, filepath.Join(o.Home, ".claude", "skills"), record.ScopeUser, "opencode user skills")
 	}
 	return roots
+}
+
+// opencodeConfigDirs are opencode's global config folders, in the order it
+// reads them: $OPENCODE_CONFIG_DIR, ~/.opencode, $XDG_CONFIG_HOME/opencode.
+func (o Options) opencodeConfigDirs() []string {
+	var dirs []string
+	if o.OpencodeConfigDir != "" {
+		dirs = append(dirs, o.expand(o.OpencodeConfigDir, o.Cwd))
+	}
+	if o.Home != "" {
+		dirs = append(dirs, filepath.Join(o.Home, ".opencode"))
+	}
+	if o.ConfigHome != "" {
+		dirs = append(dirs, filepath.Join(o.ConfigHome, "opencode"))
+	}
+	return dirs
 }
 
 // opencodeSkillPaths reads skills.paths from opencode's config files.
@@ -241,17 +247,7 @@ func opencodeSkillPaths(o Options) (project, user []Root) {
 			filepath.Join(d, "opencode.jsonc"), filepath.Join(d, "opencode.json"))
 	}
 	nProject := len(files)
-	var globalDirs []string
-	if o.OpencodeConfigDir != "" {
-		globalDirs = append(globalDirs, o.expand(o.OpencodeConfigDir, o.Cwd))
-	}
-	if o.Home != "" {
-		globalDirs = append(globalDirs, filepath.Join(o.Home, ".opencode"))
-	}
-	if o.ConfigHome != "" {
-		globalDirs = append(globalDirs, filepath.Join(o.ConfigHome, "opencode"))
-	}
-	for _, d := range globalDirs {
+	for _, d := range o.opencodeConfigDirs() {
 		files = append(files, filepath.Join(d, "opencode.jsonc"), filepath.Join(d, "opencode.json"), filepath.Join(d, "config.json"))
 	}
 	for i, f := range files {

@@ -11,7 +11,7 @@ A development tool, never on the hook's path; needs numpy, onnxruntime and
 tokenizers (pip) and the model scripts/setup.sh installs:
 
   bin/ski-eval --tsv ../shared/eval/dev.tsv --root ../shared/skills-corpus --candidates /tmp/dev.ndjson
-  python3 scripts/multi-vector.py /tmp/dev.ndjson [more dumps]
+  python3 research/multi-vector.py /tmp/dev.ndjson [more dumps]
 """
 import json
 import re

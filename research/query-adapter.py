@@ -16,7 +16,7 @@ tokenizers (pip) and the model scripts/setup.sh installs; ~2 minutes:
   $E --tsv testdata/judge/train/prompts.tsv --root testdata/judge/train/skills --candidates /tmp/train.ndjson
   $E --tsv ../shared/eval/dev.tsv --root ../shared/skills-corpus --candidates /tmp/dev.ndjson
   $E --tsv testdata/judge/unseen/prompts.tsv --root testdata/judge/unseen/skills --candidates /tmp/unseen.ndjson
-  python3 scripts/query-adapter.py /tmp/train.ndjson /tmp/dev.ndjson /tmp/unseen.ndjson
+  python3 research/query-adapter.py /tmp/train.ndjson /tmp/dev.ndjson /tmp/unseen.ndjson
 """
 import json
 import sys

@@ -13,7 +13,7 @@ A development tool, never on the hook's path; needs numpy (pip):
   $E --tsv testdata/judge/train/prompts.tsv --root testdata/judge/train/skills --features /tmp/f-train.ndjson $B
   $E --tsv ../shared/eval/dev.tsv --root ../shared/skills-corpus --features /tmp/f-dev.ndjson $B
   $E --tsv testdata/judge/unseen/prompts.tsv --root testdata/judge/unseen/skills --features /tmp/f-unseen.ndjson $B
-  python3 scripts/judge-mlp.py /tmp/f-train.ndjson /tmp/f-dev.ndjson /tmp/f-unseen.ndjson
+  python3 research/judge-mlp.py /tmp/f-train.ndjson /tmp/f-dev.ndjson /tmp/f-unseen.ndjson
 """
 import sys
 import json

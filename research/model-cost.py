@@ -8,7 +8,7 @@ ten runs after three warm-ups.
 A development tool; needs numpy and onnxruntime (pip) and the models
 scripts/setup.sh installs:
 
-  python3 scripts/model-cost.py
+  python3 research/model-cost.py
 """
 import time
 

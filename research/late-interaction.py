@@ -15,7 +15,7 @@ A development tool, never on the hook's path. Needs numpy, onnxruntime and
 tokenizers (pip) and the model scripts/setup.sh installs:
 
   bin/ski-eval --tsv ../shared/eval/dev.tsv --root ../shared/skills-corpus --candidates /tmp/c.ndjson
-  python3 scripts/late-interaction.py /tmp/c.ndjson
+  python3 research/late-interaction.py /tmp/c.ndjson
 """
 import json
 import sys

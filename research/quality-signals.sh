@@ -6,7 +6,7 @@
 # (testdata/judge/unseen) with the bands fitted on every dev row. Prints one
 # markdown table row per set (docs/quality.md). Run after scripts/setup.sh:
 #
-#   scripts/quality-signals.sh [model]
+#   research/quality-signals.sh [model]
 set -euo pipefail
 cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
 shared=${SKI_SHARED:-$(cd .. && pwd)/shared}
