@@ -46,10 +46,12 @@ func run(env cli.Env) error {
 		flags.BodyWeight = bodyWeight
 	}
 	o := rank.Options{IndexPath: *indexPath, MaxLine: *maxLine, Settings: func(model, cwd string) rank.Settings {
-		s := res.Rank(model, cwd)
-		s.Top, s.LexicalWeight, s.BodyWeight = flags.Top, flags.LexicalWeight, flags.BodyWeight
-		if flags.KeywordBoost != nil {
-			s.KeywordBoost = flags.KeywordBoost
+		s := flags
+		if r, err := res.Rank(model, cwd); err == nil {
+			s.SmallEditPenalty = &r.SmallEditPenalty
+			if s.KeywordBoost == nil {
+				s.KeywordBoost = &r.KeywordBoost
+			}
 		}
 		return s
 	}}

@@ -56,7 +56,7 @@ func run(env cli.Env) error {
 			return fmt.Errorf("--root %q: %w", r, err)
 		}
 	}
-	o := resolver.Scan(*host, dir)
+	o := scan.ForDir(env.Environ, resolver.Config(dir), *host, dir, warn)
 	o.MaxDepth, o.MaxSize = *maxDepth, *maxSize
 	if *maxDepth == 0 {
 		// 0 means "only SKILL.md directly in a root"; scan.Options uses 0

@@ -218,7 +218,7 @@ func (p Program) prepare(env cli.Env, o Options) (*run, error) {
 	if r.model, err = embed.Lookup(o.Model); err != nil {
 		return nil, cli.Usagef("--model: %v", err)
 	}
-	r.scan = res.Scan(o.Host, cwd)
+	r.scan = scan.ForDir(env.Environ, res.Config(cwd), o.Host, cwd, warn)
 	eenv := embed.Env{Environ: env.Environ, Runtime: o.Runtime, OneQuery: o.Mode == modeQuery}
 	if eenv.Runtime == "" {
 		eenv.Runtime = res.Config(cwd).OnnxRuntime

@@ -131,8 +131,12 @@ func buildIndex(env cli.Env, o Options, skills []record.Skill, emb embed.Embedde
 // rankSettings are the ranking settings of o: the model's, with what the
 // flags set, the judge's features on every candidate.
 func rankSettings(o Options) (rank.Settings, error) {
-	ro := settings.Rank(o.Model, o.Config)
-	ro.Top, ro.NoJudge, ro.Features = o.Top, o.NoJudge, true
+	r, err := settings.Rank(o.Model, o.Config)
+	if err != nil {
+		return rank.Settings{}, err
+	}
+	ro := rank.Settings{Top: o.Top, NoJudge: o.NoJudge, Features: true,
+		KeywordBoost: &r.KeywordBoost, SmallEditPenalty: &r.SmallEditPenalty}
 	ro.LexicalWeight, ro.BodyWeight, ro.IntentBoost = o.LexicalWeight, o.BodyWeight, o.IntentBoost
 	if o.Judge != "" {
 		j, err := judge.Load(o.Judge)

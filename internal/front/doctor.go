@@ -468,9 +468,9 @@ func (w *world) effectiveConfig() []setting {
 		add("inject_similarity", fmt.Sprintf("%.3f", g.InjectSimilarity), perModel)
 		add("score_margin", fmt.Sprintf("%.3f", g.ScoreMargin), perModel)
 		// Gate succeeded: the model is known, and both values are set.
-		r := w.res.Rank(model, w.cwd)
-		add("keyword_boost", fmt.Sprintf("%.3f", *r.KeywordBoost), perModel)
-		add("small_edit_penalty", fmt.Sprintf("%.3f", *r.SmallEditPenalty), perModel)
+		r, _ := w.res.Rank(model, w.cwd)
+		add("keyword_boost", fmt.Sprintf("%.3f", r.KeywordBoost), perModel)
+		add("small_edit_penalty", fmt.Sprintf("%.3f", r.SmallEditPenalty), perModel)
 		add("max_skills", fmt.Sprint(g.MaxSkills), "default")
 		add("max_suggestions", fmt.Sprint(g.MaxSuggestions), "default")
 	}

@@ -191,7 +191,7 @@ func (w *world) model() string { return w.res.Model(w.cwd) }
 
 // scanOptions are the options the hooks' stages scan the project with.
 func (w *world) scanOptions() scan.Options {
-	return w.res.Scan(w.host, w.cwd)
+	return scan.ForDir(w.env.Environ, w.config(), w.host, w.cwd, w.res.Warn)
 }
 
 // stage runs the stage name from beside ski with stdin, in the project

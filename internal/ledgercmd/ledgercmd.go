@@ -16,11 +16,11 @@ import (
 	"unicode"
 
 	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/config"
 	"github.com/skill-inject/ski/internal/ledger"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
-	"github.com/skill-inject/ski/internal/settings"
 )
 
 // Name is the command's name.
@@ -159,7 +159,7 @@ func catalog(env cli.Env, host string, warn func(string)) func(cwd string) ([]re
 		if err != nil {
 			return nil, err
 		}
-		res, err := scan.Scan((&settings.Resolver{Env: env.Environ, Warn: warn}).Scan(host, cwd))
+		res, err := scan.Scan(scan.ForDir(env.Environ, config.Load(env.Environ.Dirs.Config, cwd, warn), host, cwd, warn))
 		if err != nil {
 			return nil, err
 		}

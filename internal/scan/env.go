@@ -5,15 +5,17 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/skill-inject/ski/internal/config"
 	"github.com/skill-inject/ski/internal/environ"
 )
 
-// FromEnv builds the options every stage uses to find a host's skills from
-// the environment: HOME and the XDG directories, CLAUDE_CONFIG_DIR,
-// OPENCODE_CONFIG_DIR, and SKI_ROOTS (relative entries are taken from the
-// current directory; entries that are not directories are skipped with a
-// warning, since the variable is often set once for many runs).
-func FromEnv(e environ.Env, host, cwd string, extraRoots []string, warn func(string)) Options {
+// ForDir builds the options every stage uses to find host's skills from
+// cwd: the environment's folders (HOME and the XDG directories,
+// CLAUDE_CONFIG_DIR, OPENCODE_CONFIG_DIR), its SKI_ROOTS (relative entries
+// are taken from the current directory; entries that are not directories
+// are skipped with a warning, since the variable is often set once for many
+// runs) and the extra roots of cwd's config c.
+func ForDir(e environ.Env, c config.Config, host, cwd string, warn func(string)) Options {
 	if warn == nil {
 		warn = func(string) {}
 	}
@@ -21,7 +23,7 @@ func FromEnv(e environ.Env, host, cwd string, extraRoots []string, warn func(str
 		Host:              host,
 		Cwd:               cwd,
 		Roots:             envRoots(e.Roots, warn),
-		ExtraRoots:        extraRoots,
+		ExtraRoots:        c.ExtraRoots,
 		Home:              e.Home,
 		ConfigHome:        e.ConfigHome,
 		ClaudeConfigDir:   e.ClaudeConfigDir,

@@ -1,8 +1,10 @@
 // Package settings resolves what is in force for a query: the config files
 // for its directory laid over the calibrated defaults of its model, and the
-// environment. Each of its answers is a whole question a stage asks (where
-// to look for skills, how to rank, how to gate, how to render), so that no
-// command puts one together itself.
+// environment. Each of its answers is a whole question a stage asks (how
+// to rank, how to gate, how to render; scan.ForDir puts a directory's
+// config and the environment together into where to look for skills), so
+// that no command puts one together itself. It imports no stage's logic:
+// every stage links it, and each package a stage links costs its start.
 package settings
 
 import (
@@ -10,9 +12,7 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/environ"
 	"github.com/skill-inject/ski/internal/gate"
-	"github.com/skill-inject/ski/internal/rank"
 	"github.com/skill-inject/ski/internal/render"
-	"github.com/skill-inject/ski/internal/scan"
 )
 
 // Resolver loads and caches configuration per directory.
@@ -80,26 +80,24 @@ func (r *Resolver) Render(cwd string) (render.Settings, error) {
 	}, nil
 }
 
-// Rank returns the ranking settings for a query of model from cwd.
-func (r *Resolver) Rank(model, cwd string) rank.Settings {
+// Ranking are the ranking values a config sets over a model's defaults.
+type Ranking struct {
+	KeywordBoost     float64 // added per keyword hit
+	SmallEditPenalty float64 // taken from a small edit's scores
+}
+
+// Rank returns the ranking values for a query of model from cwd.
+func (r *Resolver) Rank(model, cwd string) (Ranking, error) {
 	return Rank(model, r.Config(cwd))
 }
 
-// Rank returns the ranking settings of the config c over the calibrated
-// defaults of model: the keyword boost and the small-edit penalty (an
-// unknown model gets neither: ranking refuses it).
-func Rank(model string, c config.Config) rank.Settings {
+// Rank returns the ranking values of the config c over the calibrated
+// defaults of model.
+func Rank(model string, c config.Config) (Ranking, error) {
 	m, err := embed.Lookup(model)
 	if err != nil {
-		return rank.Settings{}
+		return Ranking{}, err
 	}
-	boost := config.Float(c.KeywordBoost, m.KeywordBoost)
-	penalty := config.Float(c.SmallEditPenalty, m.SmallEditPenalty)
-	return rank.Settings{KeywordBoost: &boost, SmallEditPenalty: &penalty}
-}
-
-// Scan returns where the stages look for host's skills from cwd: the
-// environment's folders and roots and the config's extra roots.
-func (r *Resolver) Scan(host, cwd string) scan.Options {
-	return scan.FromEnv(r.Env, host, cwd, r.Config(cwd).ExtraRoots, r.Warn)
+	return Ranking{KeywordBoost: config.Float(c.KeywordBoost, m.KeywordBoost),
+		SmallEditPenalty: config.Float(c.SmallEditPenalty, m.SmallEditPenalty)}, nil
 }
