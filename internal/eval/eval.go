@@ -17,8 +17,10 @@ import (
 	"github.com/skill-inject/ski/internal/record"
 )
 
-// Categories of prompts, in report order.
-var Categories = []string{"direct", "indirect", "real", "mention", "near-miss", "negative"}
+// Categories of prompts, in report order: those of shared/eval, and
+// "followup" (a message in the middle of a conversation, which names a
+// skill's job or expects none) of ski's own catalogs (testdata/judge).
+var Categories = []string{"direct", "indirect", "followup", "real", "mention", "near-miss", "negative"}
 
 // Case is one labelled prompt.
 type Case struct {

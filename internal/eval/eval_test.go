@@ -88,3 +88,19 @@ func TestHalf(t *testing.T) {
 		t.Errorf("held: %v", got)
 	}
 }
+
+// A follow-up row is read and reported in its own category.
+func TestFollowupCategory(t *testing.T) {
+	cases, err := ReadTSV(strings.NewReader("category\tprompt\texpected\tnotes\nfollowup\tok now the same for staging\t-\t\nfollowup\talso add the retry queue there\ta|b\t\n"))
+	if err != nil || len(cases) != 2 || cases[1].Category != "followup" || len(cases[1].Groups) != 1 {
+		t.Fatalf("%+v, %v", cases, err)
+	}
+	r := NewReport("m", 1, []Outcome{Score(cases[0], nil), Score(cases[1], nil)})
+	if m, ok := r.Categories["followup"]; !ok || m.N != 2 {
+		t.Fatalf("report categories %+v", r.Categories)
+	}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil || !strings.Contains(b.String(), "followup") {
+		t.Fatalf("%q, %v", b.String(), err)
+	}
+}
