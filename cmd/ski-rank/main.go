@@ -9,6 +9,8 @@ import (
 	"github.com/skill-inject/ski/internal/embedsrv"
 	"github.com/skill-inject/ski/internal/mention"
 	"github.com/skill-inject/ski/internal/rank"
+	"github.com/skill-inject/ski/internal/reader"
+	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/settings"
 )
 
@@ -52,6 +54,7 @@ func run(env cli.Env) error {
 			if s.KeywordBoost == nil {
 				s.KeywordBoost = &r.KeywordBoost
 			}
+			s.Reader = r.Reader
 		}
 		return s
 	}}
@@ -60,6 +63,12 @@ func run(env cli.Env) error {
 	r := &embedsrv.Ranker{Environ: env.Environ,
 		Runtime: func(cwd string) string { return res.Config(cwd).OnnxRuntime }, Log: warn}
 	o.Remote, o.RemoteFrom = r.Rank, rank.RemoteFrom
+	// Its reader reads the prompts the judge is unsure of; without an
+	// answer in time, the judge's word stands.
+	params := reader.Default()
+	o.Reread = func(index string, q rank.Query, text string, cands []record.Candidate) {
+		params.Step(cands, text, r.Reader(q.Model, q.Cwd, index))
+	}
 	// The patterns that find mentions compile while the query is on its
 	// way (the query record brings the rest of the prompt's reading).
 	go mention.Prepare()

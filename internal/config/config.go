@@ -35,6 +35,7 @@ type Config struct {
 	InjectMode        string   `toml:"inject_mode"`
 	DirectiveStrength string   `toml:"directive_strength"`
 	Notify            *bool    `toml:"notify"`
+	Reader            *bool    `toml:"reader"`
 	ExtraRoots        []string `toml:"extra_roots"`
 	Deny              []string `toml:"deny"`
 	Force             []string `toml:"force"`
@@ -273,6 +274,9 @@ func (c *Config) merge(o Config) {
 	}
 	if o.Notify != nil {
 		c.Notify = o.Notify
+	}
+	if o.Reader != nil {
+		c.Reader = o.Reader
 	}
 	if o.ExtraRoots != nil {
 		c.ExtraRoots = o.ExtraRoots

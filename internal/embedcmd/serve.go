@@ -15,6 +15,7 @@ import (
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/rank"
+	"github.com/skill-inject/ski/internal/reader"
 	"github.com/skill-inject/ski/internal/spawn"
 	"github.com/skill-inject/ski/internal/xdg"
 )
@@ -204,8 +205,13 @@ func (s server) serve(model string, idle, delay time.Duration, detach bool, watc
 	// watcher has it read one as soon as a builder wrote it.
 	held := &rank.Held{}
 	watch.Indexed = held.Prepare
+	// The reader reads the prompts the judge is unsure of: for ski-rank,
+	// and of the queries the server ranks itself.
+	rd := &reading{env: s.embed}
+	defer rd.close()
+	held.Reread = rd.reread(reader.Default())
 	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256, Hint: query.Hint, ReadPrompt: prompt.Read,
-		Rank: held.Rank, Watch: watch, Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
+		Rank: held.Rank, Read: rd.read, Stats: rd.counts, Watch: watch, Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
 	if errors.Is(err, embedsrv.ErrRunning) {
 		return nil
 	}

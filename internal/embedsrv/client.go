@@ -177,6 +177,54 @@ func (c *Client) Rank(index string, query, settings []byte) ([]byte, error) {
 	return []byte(a.ranked), nil
 }
 
+// Read asks the server's reader to read text (a prompt as ski reads it)
+// with the skills ids of the index at path (ServerOptions.Read), and
+// returns its beliefs, one per id. It never starts a server.
+func (c *Client) Read(index, text string, ids []string) ([]float64, error) {
+	encode := func(h Hello) ([]byte, error) {
+		return json.Marshal(request{Hello: h, Purpose: embed.Query, Read: &readRequest{Index: index, Text: text, IDs: ids}})
+	}
+	var beliefs []float64
+	_, err := c.call(0, encode, func(raw []byte, h Hello) (answer, error) {
+		var resp response
+		if err := json.Unmarshal(raw, &resp); err != nil {
+			return answer{}, fmt.Errorf("receive: %w", err)
+		}
+		if err := refused(resp.Hello, h, resp.Error); err != nil {
+			return answer{}, err
+		}
+		beliefs = resp.Beliefs
+		return answer{}, nil
+	})
+	if err == nil && len(beliefs) != len(ids) {
+		err = fmt.Errorf("the server read %d of %d skills", len(beliefs), len(ids))
+	}
+	return beliefs, err
+}
+
+// Stats asks the server for its counts. It never starts a server.
+func (c *Client) Stats() (Stats, error) {
+	defer c.hangUp()
+	var st Stats
+	_, err := c.call(0, func(h Hello) ([]byte, error) {
+		return json.Marshal(request{Hello: h, Purpose: embed.Query, Stats: true})
+	}, func(raw []byte, h Hello) (answer, error) {
+		var resp response
+		if err := json.Unmarshal(raw, &resp); err != nil {
+			return answer{}, fmt.Errorf("receive: %w", err)
+		}
+		if err := refused(resp.Hello, h, resp.Error); err != nil {
+			return answer{}, err
+		}
+		if resp.Stats == nil {
+			return answer{}, errors.New("the server sent no counts")
+		}
+		st = *resp.Stats
+		return answer{}, nil
+	})
+	return st, err
+}
+
 // callJSON sends req and decodes the response (request and response
 // objects of encoding/json).
 func (c *Client) callJSON(req request) (answer, error) {

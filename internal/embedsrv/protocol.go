@@ -31,8 +31,9 @@ import (
 // Protocol is the version of the wire format (2: requests of prompts; 3:
 // several requests per connection; 4: the readings of prompts returned;
 // 5: the project a prompt comes from, for the server to watch; 6: whether
-// a watched project's index is current; 7: rankings).
-const Protocol = 7
+// a watched project's index is current; 7: rankings; 8: the reader, and
+// the server's counts).
+const Protocol = 8
 
 // maxFrame bounds a frame, so a corrupt length cannot allocate gigabytes.
 const maxFrame = 64 << 20
@@ -60,6 +61,25 @@ type request struct {
 	// Rank asks, instead of vectors, for the ranking of a query
 	// (ServerOptions.Rank).
 	Rank *rankRequest `json:"rank,omitempty"`
+	// Read asks, instead of vectors, for the reader's beliefs
+	// (ServerOptions.Read).
+	Read *readRequest `json:"read,omitempty"`
+	// Stats asks, instead of vectors, for the server's counts.
+	Stats bool `json:"stats,omitempty"`
+}
+
+// readRequest is a prompt's text (as ski reads it) for the reader to read
+// with the skills of an index that IDs name, in order.
+type readRequest struct {
+	Index string   `json:"index"`
+	Text  string   `json:"text"`
+	IDs   []string `json:"ids"`
+}
+
+// Stats are a server's counts since it started.
+type Stats struct {
+	Reads      int   `json:"reads"`       // prompts the reader read
+	ReadMicros int64 `json:"read_micros"` // time they took, in all
 }
 
 // rankRequest is a query record to rank against an index, with the
@@ -83,6 +103,10 @@ type response struct {
 	Current bool `json:"current,omitempty"`
 	// Ranked answers a request of Rank: the candidate lines.
 	Ranked string `json:"ranked,omitempty"`
+	// Beliefs answer a request of Read, one per id.
+	Beliefs []float64 `json:"beliefs,omitempty"`
+	// Stats answers a request of Stats.
+	Stats *Stats `json:"stats,omitempty"`
 }
 
 // errMismatch is a server of another protocol, model or build.

@@ -54,6 +54,11 @@ type ServerOptions struct {
 	// with the given settings and returns the candidate lines
 	// (rank.Held.Rank), for Client.Rank.
 	Rank func(index string, query, settings []byte) ([]byte, error)
+	// Read, when set, has the reader read a prompt's text with the skills
+	// ids of the index at a path and returns its beliefs, for Client.Read.
+	Read func(index, text string, ids []string) ([]float64, error)
+	// Stats, when set, gives the server's counts (Client.Stats).
+	Stats func() Stats
 	// WatchEvery is how often the server checks that its socket and run
 	// directory are still there and private; 0 means every second.
 	WatchEvery time.Duration
@@ -217,6 +222,17 @@ func (s *server) answer(req request) response {
 		resp.Current = s.o.Watch != nil && len(req.Project) > 0 && s.o.Watch.Current(req.Project)
 		return resp
 	}
+	if req.Stats {
+		var st Stats
+		if s.o.Stats != nil {
+			st = s.o.Stats()
+		}
+		resp.Stats = &st
+		return resp
+	}
+	if req.Read != nil {
+		return s.read(req.Read)
+	}
 	if req.Rank != nil {
 		if s.o.Rank == nil {
 			return response{Hello: s.hello, Error: "this server does not rank"}
@@ -253,6 +269,18 @@ func (s *server) answer(req request) response {
 	}
 	resp.Vectors = packVectors(vecs, resp.Dim)
 	return resp
+}
+
+// read answers a request of Read.
+func (s *server) read(r *readRequest) response {
+	if s.o.Read == nil {
+		return response{Hello: s.hello, Error: "this server does not read"}
+	}
+	beliefs, err := s.o.Read(r.Index, r.Text, r.IDs)
+	if err != nil {
+		return response{Hello: s.hello, Error: err.Error()}
+	}
+	return response{Hello: s.hello, Dim: s.emb.Model().Dim, Beliefs: beliefs}
 }
 
 // embed embeds texts one request at a time, answering repeated queries

@@ -37,6 +37,15 @@ type Options struct {
 	Candidates string
 	Features   string
 	Background string // generic prompts for Features
+	// ReaderPairs receives every row's prompt and candidates with the text
+	// the reader reads of each skill.
+	ReaderPairs string
+
+	// Reader is "on" or "off" to run the reader on the prompts the judge
+	// is unsure of, or "" for the shipped default; ReaderParams replaces
+	// its shipped values (reader.Params as JSON).
+	Reader       string
+	ReaderParams string
 
 	// The judge: one to rank with, none, or one to train.
 	Judge         string
@@ -78,6 +87,7 @@ func Parse(env cli.Env, manual string) (Options, error) {
 	fs.IntVar(&o.Top, "top", 10, "candidates ranked per prompt (0: every skill)")
 	fs.StringVar(&o.Candidates, "candidates", "", "write every row's ranked candidates and decisions to this NDJSON `file`, for analysis")
 	fs.StringVar(&o.Features, "features", "", "write every row's ranked candidates with the raw signals a judge is trained on to this NDJSON `file`")
+	fs.StringVar(&o.ReaderPairs, "reader-pairs", "", "write every row's prompt as ski reads it and its ranked candidates, each with the skill text the reader reads, to this NDJSON `file` (training and checking a reader)")
 	fs.StringVar(&o.Background, "background", "", "generic prompts `file` (one per line): with --features, each candidate carries its skill's cosine mean and spread over them")
 	injectConf := fs.Float64("inject-confidence", -1, "override inject_confidence")
 	suggestConf := fs.Float64("suggest-confidence", -1, "override suggest_confidence")
@@ -85,6 +95,8 @@ func Parse(env cli.Env, manual string) (Options, error) {
 	fs.StringVar(&o.TrainJudge, "train-judge", "", "fit the judge on these rows (never on shared/eval) and write its weights to this JSON `file`")
 	fs.StringVar(&o.Judge, "judge", "", "rank with the judge in this JSON `file` (from --train-judge) instead of the model's")
 	fs.StringVar(&o.JudgeFeatures, "judge-features", "", "with --train-judge: fit on these features only (comma-separated names; the others get weight 0), to measure what each pays")
+	fs.StringVar(&o.Reader, "reader", "", "`on` or off: the reader reads the prompts the judge is unsure of (default: as shipped)")
+	fs.StringVar(&o.ReaderParams, "reader-params", "", "the reader's values from this JSON `file` instead of the shipped ones")
 	fs.BoolVar(&o.NoJudge, "no-judge", false, "rank without the judge: the gate reads the scores")
 	fs.IntVar(&o.Folds, "folds", 0, "fit the gate values on the rows by k-fold cross-validation grouped by skill and report them out of fold, with in-sample beside (0: the model's fixed values)")
 	fs.Float64Var(&o.Limits.MaxFalseInjection, "max-false-injection", 0.03, "with --folds: the fit's limit on rows expecting no skill that get one injected")
@@ -102,6 +114,9 @@ func Parse(env cli.Env, manual string) (Options, error) {
 	}
 	if o.Half != "" && o.Half != eval.Tune && o.Half != eval.Held {
 		return o, cli.Usagef("--half %q: want %s or %s", o.Half, eval.Tune, eval.Held)
+	}
+	if o.Reader != "" && o.Reader != "on" && o.Reader != "off" {
+		return o, cli.Usagef("--reader %q: want on or off", o.Reader)
 	}
 	if _, err := embed.Lookup(o.Model); err != nil {
 		return o, cli.Usagef("--model: %v", err)

@@ -69,6 +69,13 @@ func Run(env cli.Env, o Options) error {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "ski-eval: %d prompts in %v\n", len(cases), time.Since(start).Round(time.Millisecond))
+	if params, on, err := readerParams(o); err != nil {
+		return err
+	} else if on {
+		if err := reread(env, params, m.rows, res.Skills); err != nil {
+			return err
+		}
+	}
 	// What Claude Code's model is given, with the default render settings.
 	m.tokens = eval.ContextTokens(record.HostClaude, render.Settings{Mode: config.DefaultInjectMode, Strength: config.DefaultStrength, CharBudget: config.DefaultCharBudget})
 	if o.TrainJudge != "" {
@@ -78,6 +85,15 @@ func Run(env cli.Env, o Options) error {
 	}
 	if o.Features != "" {
 		if err := writeFeatures(o, m.rows, emb, idx); err != nil {
+			return err
+		}
+	}
+	if o.ReaderPairs != "" {
+		skills := make(map[string]record.Skill, len(res.Skills))
+		for _, s := range res.Skills {
+			skills[s.ID] = s
+		}
+		if err := eval.WriteReaderPairs(o.ReaderPairs, m.rows, skills, func(s record.Skill) string { return index.DocumentText(s, "") }); err != nil {
 			return err
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/skill-inject/ski/internal/hostrules"
 	"github.com/skill-inject/ski/internal/install"
 	"github.com/skill-inject/ski/internal/judge"
+	"github.com/skill-inject/ski/internal/reader"
 	"github.com/skill-inject/ski/internal/scan"
 )
 
@@ -87,6 +88,7 @@ func (w *world) doctor() []check {
 	w.config()
 	checks = append(checks, w.checkConfig())
 	checks = append(checks, w.checkModel()...)
+	checks = append(checks, w.checkReader())
 	o := w.scanOptions()
 	checks = append(checks, w.checkIndex(o), w.checkServer())
 	checks = append(checks, w.checkHooks()...)
@@ -234,6 +236,33 @@ func (w *world) checkModel() []check {
 		load.fix = "scripts/setup.sh installs ONNX Runtime and the models; check the onnxruntime key and ONNXRUNTIME_SHARED_LIBRARY_PATH"
 	}
 	return []check{files, load}
+}
+
+// checkReader: the reader's files are installed and intact when it is on
+// (package reader); without them the judge decides alone, so this only
+// warns.
+func (w *world) checkReader() check {
+	c := check{name: "reader"}
+	r, err := w.res.Rank(w.model(), w.cwd)
+	if err != nil || !r.Reader {
+		c.status, c.detail = statusOK, "off (the judge decides alone; reader = true in the config turns it on)"
+		return c
+	}
+	m := reader.Files()
+	dir := embed.ModelDir(m, w.env.Environ)
+	var bad []string
+	for _, f := range m.Files {
+		if err := fileMatches(filepath.Join(dir, f.Name), f.SHA256, f.Size); err != nil {
+			bad = append(bad, err.Error())
+		}
+	}
+	if len(bad) > 0 {
+		c.status, c.detail = statusWarn, fmt.Sprintf("%s: %s: the judge decides alone", m.ID, strings.Join(bad, "; "))
+		c.fix = "scripts/setup.sh installs it"
+		return c
+	}
+	c.status, c.detail = statusOK, fmt.Sprintf("%s in %s (sha256 checked): reads the prompts the judge is unsure of", m.ID, dir)
+	return c
 }
 
 // fileMatches checks a file's size and sha256.

@@ -11,6 +11,7 @@ import (
 	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/query"
+	"github.com/skill-inject/ski/internal/reader"
 	"github.com/skill-inject/ski/internal/record"
 )
 
@@ -36,7 +37,9 @@ type whyReport struct {
 	Intent     string         `json:"intent"`
 	Gates      whyGates       `json:"gates"`
 	Candidates []whyCandidate `json:"candidates"`
-	Warnings   []string       `json:"warnings,omitempty"`
+	// Reader says whether the reader read the prompt (package reader).
+	Reader   string   `json:"reader,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // whyGates are the gate values in force, by their config keys.
@@ -138,6 +141,7 @@ func (w *world) why(prompt string, top int, session string) (*whyReport, error) 
 		return nil, err
 	}
 	rep.Gates = gatesOf(g, rep.Model)
+	rep.Reader = w.readerNote(rep.Model, cands)
 	r := ndjson.NewReader(bytes.NewReader(sels), "ski-select", 1<<24)
 	err = r.Each(func(line []byte) error {
 		var s record.Selection
@@ -166,6 +170,9 @@ func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error
 		l.add("gates:   min_similarity %.3f, inject_similarity %.3f, score_margin %.3f, max_skills %d, max_suggestions %d",
 			g.MinSimilarity, g.InjectSimilarity, g.ScoreMargin, g.MaxSkills, g.MaxSuggestions)
 	}
+	if rep.Reader != "" {
+		l.add("reader:  %s", rep.Reader)
+	}
 	l.add("")
 	if len(rep.Candidates) == 0 {
 		l.add("no candidates")
@@ -176,10 +183,14 @@ func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error
 			if c.Confidence != nil {
 				judged = fmt.Sprintf("%.3f", *c.Confidence)
 			}
+			read := "-"
+			if c.Reader != nil {
+				read = fmt.Sprintf("%.3f", *c.Reader)
+			}
 			rows = append(rows, []string{fmt.Sprint(c.Rank), c.ID, fmt.Sprintf("%.3f", c.Score), fmt.Sprintf("%.3f", c.Cosine),
-				fmt.Sprintf("%.3f", c.Lexical), fmt.Sprintf("%.3f", c.Boost), judged, orDash(c.Mention), c.Band, c.Decision, c.Reason})
+				fmt.Sprintf("%.3f", c.Lexical), fmt.Sprintf("%.3f", c.Boost), judged, read, orDash(c.Mention), c.Band, c.Decision, c.Reason})
 		}
-		l.table([]string{"RANK", "SKILL", "SCORE", "COSINE", "BM25", "BOOST", "JUDGE", "MENTION", "BAND", "DECISION", "REASON"}, rows)
+		l.table([]string{"RANK", "SKILL", "SCORE", "COSINE", "BM25", "BOOST", "JUDGE", "READER", "MENTION", "BAND", "DECISION", "REASON"}, rows)
 		l.add("")
 		l.add("score parts:")
 		for _, c := range rep.Candidates {
@@ -191,6 +202,34 @@ func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error
 	}
 	_, err := out.Write([]byte(l.String()))
 	return err
+}
+
+// readerNote says what the reader did with the prompt whose ranked
+// candidates (as ski-rank wrote them) are cands.
+func (w *world) readerNote(model string, cands []byte) string {
+	r, err := w.res.Rank(model, w.cwd)
+	if err != nil || !r.Reader {
+		return "off"
+	}
+	var read, first []record.Candidate
+	rd := ndjson.NewReader(bytes.NewReader(cands), "ski-rank", 1<<24)
+	rd.Each(func(line []byte) error {
+		var c record.Candidate
+		if json.Unmarshal(line, &c) == nil {
+			if c.Reader != nil {
+				read = append(read, c)
+			}
+			first = append(first, c)
+		}
+		return nil
+	})
+	switch {
+	case len(read) > 0:
+		return fmt.Sprintf("read the best %d candidates: the judge was unsure of the prompt", len(read))
+	case reader.Default().Unsure(first):
+		return "the judge was unsure, but the reader did not answer (no embed server, or too slow: see hook.log)"
+	}
+	return "not needed: the judge is sure of this prompt"
 }
 
 func orDash(s string) string {

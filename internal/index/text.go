@@ -5,6 +5,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/bm25"
 	"github.com/skill-inject/ski/internal/cut"
+	"github.com/skill-inject/ski/internal/indexfile"
 	"github.com/skill-inject/ski/internal/lazyre"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/skill"
@@ -89,4 +90,19 @@ func readBody(path string) string {
 		return ""
 	}
 	return body
+}
+
+// ReaderTexts returns, by skill id, the text the reader reads of each skill
+// of the index at path: DocumentText without the body, from the records the
+// index keeps (no skill file is read).
+func ReaderTexts(path string) (map[string]string, error) {
+	idx, err := indexfile.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(idx.Entries))
+	for _, e := range idx.Entries {
+		out[e.Skill.ID] = DocumentText(e.Skill, "")
+	}
+	return out, nil
 }

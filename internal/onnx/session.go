@@ -28,17 +28,17 @@ import (
 // rather than reading them into the graph and copying them again: session
 // creation ~90-125 -> ~60-75 ms, and ~30 MB less memory.
 
-var (
-	inputNames  = []string{"input_ids", "attention_mask", "token_type_ids"}
-	outputNames = []string{"last_hidden_state"}
-)
+// inputNames are the inputs of every model ski runs (BERT's).
+var inputNames = []string{"input_ids", "attention_mask", "token_type_ids"}
 
 // sessionOptions are what a caller chooses of a session: whether the
-// weights are packed for the CPU's kernels at load (see prepack), and how
-// many threads one run uses (0 means one).
+// weights are packed for the CPU's kernels at load (see prepack), how many
+// threads one run uses (0 means one), and the model's output ("" means an
+// embedding model's last_hidden_state).
 type sessionOptions struct {
 	prepack bool
 	threads int
+	output  string
 }
 
 // newSession opens the model at path, through its optimised copy under
@@ -61,7 +61,7 @@ func newSession(path, cacheDir string, so sessionOptions) (*ort.DynamicAdvancedS
 			os.Remove(opt)
 			os.Remove(opt + ".data")
 		}
-		if sess, err := saveOptimised(path, opt, so.threads); err == nil {
+		if sess, err := saveOptimised(path, opt, so); err == nil {
 			return sess, nil
 		}
 	}
@@ -72,7 +72,7 @@ func newSession(path, cacheDir string, so sessionOptions) (*ort.DynamicAdvancedS
 // optimised graph and its data file into a temporary directory, then moves
 // them to opt and opt+".data", the data first. Two processes saving at once
 // write the same bytes, so either's files may win.
-func saveOptimised(path, opt string, threads int) (*ort.DynamicAdvancedSession, error) {
+func saveOptimised(path, opt string, so sessionOptions) (*ort.DynamicAdvancedSession, error) {
 	if err := os.MkdirAll(filepath.Dir(opt), 0o700); err != nil {
 		return nil, fmt.Errorf("model cache: %w", err)
 	}
@@ -82,7 +82,7 @@ func saveOptimised(path, opt string, threads int) (*ort.DynamicAdvancedSession, 
 	}
 	defer os.RemoveAll(dir)
 	tmp := filepath.Join(dir, filepath.Base(opt))
-	sess, err := createSession(path, ort.GraphOptimizationLevelEnableExtended, tmp, sessionOptions{prepack: true, threads: threads})
+	sess, err := createSession(path, ort.GraphOptimizationLevelEnableExtended, tmp, sessionOptions{prepack: true, threads: so.threads, output: so.output})
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,11 @@ func createSession(path string, level ort.GraphOptimizationLevel, save string, s
 			return nil, fmt.Errorf("session options: %w", err)
 		}
 	}
-	sess, err := ort.NewDynamicAdvancedSession(path, inputNames, outputNames, opts)
+	output := so.output
+	if output == "" {
+		output = "last_hidden_state"
+	}
+	sess, err := ort.NewDynamicAdvancedSession(path, inputNames, []string{output}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}

@@ -22,6 +22,10 @@ const heldMax = 4
 // Indexes are copied into memory, not mapped, so one dropped is freed. It
 // is safe for concurrent use; rankings take turns.
 type Held struct {
+	// Reread, when set, looks again at the candidates of a query whose
+	// settings ask for the reader (Settings.Reader).
+	Reread Rereader
+
 	mu    sync.Mutex
 	held  []heldIndex // most recently used first
 	reads int         // indexes read, for tests
@@ -53,7 +57,7 @@ func (h *Held) Rank(path string, query, s []byte) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	w := ndjson.NewWriter(&buf)
-	if err := cat.write(w, q, set); err != nil {
+	if err := cat.write(w, path, q, set, h.Reread); err != nil {
 		return nil, err
 	}
 	if err := w.Flush(); err != nil {

@@ -34,7 +34,16 @@ type Options struct {
 	// RemoteFrom is the size, in bytes, from which an index is ranked by
 	// Remote: a smaller one is read here (RemoteFrom).
 	RemoteFrom int64
+	// Reread, when set, looks again at the candidates of a query ranked
+	// here whose settings ask for the reader (Settings.Reader); a Remote
+	// ranking has its own.
+	Reread Rereader
 }
+
+// Rereader has a second look at a query's ranked candidates (package
+// reader): given the index's path, the query, its text as ski reads it and
+// the candidates, it may change their confidences and order.
+type Rereader func(index string, q Query, text string, cands []record.Candidate)
 
 // settings returns the settings of q.
 func (o Options) settings(q Query) Settings {
@@ -81,7 +90,7 @@ func Run(o Options, in io.Reader, out io.Writer) error {
 			cat = NewCatalog(idx)
 			indexes[path] = cat
 		}
-		if err := cat.write(w, q, set); err != nil {
+		if err := cat.write(w, path, q, set, o.Reread); err != nil {
 			return r.Errorf("%w", err)
 		}
 		return nil
@@ -112,11 +121,15 @@ func (o Options) remote(q Query, s Settings, path string, line []byte) ([]byte, 
 	return o.Remote(q.Model, q.Cwd, path, line, b)
 }
 
-// write ranks q and writes its candidates to w.
-func (c *Catalog) write(w *ndjson.Writer, q Query, s Settings) error {
+// write ranks q against the index at path, has reread look at the
+// candidates again when s lets it, and writes them to w.
+func (c *Catalog) write(w *ndjson.Writer, path string, q Query, s Settings, reread Rereader) error {
 	cands, err := c.Rank(q, s)
 	if err != nil {
 		return err
+	}
+	if s.Reader && reread != nil {
+		reread(path, q, q.Text(), cands)
 	}
 	for _, cd := range cands {
 		if err := w.Encode(cd); err != nil {
@@ -135,6 +148,15 @@ type Query struct {
 	// prompt itself.
 	Reading *prompt.Reading
 	index   string
+}
+
+// Text is the query's text as ski reads it: the record's, else the
+// prompt's reading.
+func (q Query) Text() string {
+	if q.Reading != nil {
+		return q.Reading.Text
+	}
+	return prompt.Read(q.Prompt).Text
 }
 
 func parseQuery(line []byte) (Query, error) {

@@ -15,6 +15,9 @@ type Settings struct {
 	// NoJudge leaves out the judge's confidences (the gate then reads the
 	// scores), as for an index without a background.
 	NoJudge bool `json:"no_judge,omitempty"`
+	// Reader lets the reader look again at the candidates of a prompt the
+	// judge is unsure of (Options.Reread, Held.Reread).
+	Reader bool `json:"reader,omitempty"`
 
 	// Judge, when set, replaces the model's judge (to measure another).
 	Judge *judge.Model `json:"-"`

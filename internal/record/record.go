@@ -155,6 +155,11 @@ type Candidate struct {
 	// skill, for the best few candidates when the model has a judge and the
 	// index its background; nil otherwise, and the gate reads the score.
 	Confidence *float64 `json:"confidence,omitempty"`
+	// Reader is the reader's belief (0 to 1) that the prompt needs this
+	// skill, from reading the two together, when it read this candidate
+	// (package reader); Confidence is then what the judge and the reader
+	// say together.
+	Reader *float64 `json:"reader,omitempty"`
 	// Features are what the judge read (judge.FeatureNames), kept in
 	// process for ski-eval (training and measuring judges): the records
 	// that go down the pipe carry only the confidence.

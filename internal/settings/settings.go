@@ -12,6 +12,7 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/environ"
 	"github.com/skill-inject/ski/internal/gate"
+	"github.com/skill-inject/ski/internal/reader"
 	"github.com/skill-inject/ski/internal/render"
 )
 
@@ -84,6 +85,7 @@ func (r *Resolver) Render(cwd string) (render.Settings, error) {
 type Ranking struct {
 	KeywordBoost     float64 // added per keyword hit
 	SmallEditPenalty float64 // taken from a small edit's scores
+	Reader           bool    // the reader reads the prompts the judge is unsure of
 }
 
 // Rank returns the ranking values for a query of model from cwd.
@@ -99,5 +101,6 @@ func Rank(model string, c config.Config) (Ranking, error) {
 		return Ranking{}, err
 	}
 	return Ranking{KeywordBoost: config.Float(c.KeywordBoost, m.KeywordBoost),
-		SmallEditPenalty: config.Float(c.SmallEditPenalty, m.SmallEditPenalty)}, nil
+		SmallEditPenalty: config.Float(c.SmallEditPenalty, m.SmallEditPenalty),
+		Reader:           config.Bool(c.Reader, reader.Default().On)}, nil
 }

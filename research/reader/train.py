@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""train.py: fine-tune ski's reader, a cross-encoder that reads a prompt and
+a skill's text together and says how likely the prompt needs the skill,
+from the all-MiniLM-L6-v2 weights scripts/setup.sh installs (its first
+--layers layers, a linear head on [CLS]), on the candidates ski's own
+ranking gives the training catalog's prompts (`ski-eval --reader-pairs`).
+
+Pairs: every row's ten best candidates (mentions aside; a right one is
+labelled 1, the others 0) and its expected skills found below the ten.
+Loss: binary cross-entropy. Fixed seeds, one thread per op order, no
+shuffling but a seeded one: a rerun on the same machine gives the same
+weights, hence the same files (their sha256 is printed).
+
+Writes into --out: reader.onnx (fp32), reader-q.onnx (int8, dynamic
+quantisation), fixtures.json (pairs with the PyTorch, fp32 ONNX and int8
+ONNX scores), report.json. Fails when the fp32 ONNX graph and PyTorch
+differ by more than 1e-4 on the fixtures. Development only: needs torch,
+transformers, onnx, onnxruntime, tokenizers (research/README.md).
+"""
+import argparse, hashlib, json, math, os, random, sys, time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from minilm import batch, load_bert, tokenizer  # noqa: E402
+
+READ = 10  # candidates the reader reads per prompt
+
+
+def load_pairs(path, fraction=1.0, seed=1):
+    """(prompt text, skill text, label) pairs of a --reader-pairs dump; with
+    fraction < 1, the pairs of that share of its rows (seeded)."""
+    rows = [json.loads(l) for l in open(path, encoding="utf-8")]
+    if fraction < 1:
+        rng = random.Random(seed)
+        rows = [r for r in rows if rng.random() < fraction]
+    pairs = []
+    for r in rows:
+        if r["category"] == "mention":
+            continue
+        want = {s for g in (r["expected"] or []) for s in g}
+        read = [c for c in r["cands"] if not c.get("mention")][:READ]
+        for c in read:
+            pairs.append((r["text"], c["text"], 1.0 if c["id"] in want else 0.0))
+        for c in r["cands"][READ:]:
+            if c["id"] in want:
+                pairs.append((r["text"], c["text"], 1.0))
+    return rows, pairs
+
+
+class Reader(torch.nn.Module):
+    def __init__(self, layers):
+        super().__init__()
+        self.bert = load_bert(layers)
+        self.head = torch.nn.Linear(384, 1)
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        h = self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+        return self.head(h[:, 0]).squeeze(-1)
+
+
+def scores(model, tok, pairs, size=64):
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(pairs), size):
+            ids, mask, types = batch(tok, [(p, s) for p, s, *_ in pairs[i:i + size]])
+            out.extend(model(torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)).tolist())
+    return np.array(out)
+
+
+def train(args, tok, pairs):
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    model = Reader(args.layers)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    steps = args.epochs * math.ceil(len(pairs) / args.batch)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / (0.1 * steps)) * max(0.0, (steps - s) / steps))
+    pos = sum(l for *_, l in pairs)
+    weight = torch.tensor((len(pairs) - pos) / max(pos, 1) * args.pos_weight)
+    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=weight)
+    rng = random.Random(args.seed)
+    step = 0
+    for epoch in range(args.epochs):
+        order = list(range(len(pairs)))
+        rng.shuffle(order)
+        model.train()
+        t0, total = time.time(), 0.0
+        for i in range(0, len(order), args.batch):
+            chunk = [pairs[j] for j in order[i:i + args.batch]]
+            ids, mask, types = batch(tok, [(p, s) for p, s, _ in chunk])
+            y = torch.tensor([l for *_, l in chunk], dtype=torch.float32)
+            loss = loss_fn(model(torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)), y)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            step += 1
+            total += loss.item() * len(chunk)
+        print(f"epoch {epoch + 1}: loss {total / len(pairs):.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
+    return model
+
+
+def export(model, tok, out, fixtures):
+    """reader.onnx (fp32) and reader-q.onnx (int8); the fixtures' scores by
+    PyTorch and both files. Fails when fp32 ONNX and PyTorch differ by more
+    than 1e-4."""
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    model.eval()
+    ids, mask, types = batch(tok, fixtures[:4])
+    f32, q8 = os.path.join(out, "reader.onnx"), os.path.join(out, "reader-q.onnx")
+    torch.onnx.export(model, (torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)), f32,
+                      input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
+                      dynamic_axes={k: {0: "batch", 1: "tokens"} for k in ("input_ids", "attention_mask", "token_type_ids")} | {"logits": {0: "batch"}},
+                      opset_version=17, dynamo=False)
+    quantize_dynamic(f32, q8, weight_type=QuantType.QInt8)
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    res = {"pairs": [], "torch": [], "fp32": [], "int8": []}
+    for name, path in (("fp32", f32), ("int8", q8)):
+        s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        for p, k in fixtures:
+            ids, mask, types = batch(tok, [(p, k)])
+            res[name].append(float(s.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0][0]))
+    with torch.no_grad():
+        for p, k in fixtures:
+            ids, mask, types = batch(tok, [(p, k)])
+            res["torch"].append(float(model(torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types))[0]))
+    res["pairs"] = [{"prompt": p, "skill": k} for p, k in fixtures]
+    diff = max(abs(a - b) for a, b in zip(res["torch"], res["fp32"]))
+    res["max_diff_torch_fp32"] = diff
+    with open(os.path.join(out, "fixtures.json"), "w") as fh:
+        json.dump(res, fh, indent=1)
+    if diff > 1e-4:
+        raise SystemExit(f"fp32 ONNX differs from PyTorch by {diff:.2e} (> 1e-4)")
+    return f32, q8
+
+
+def sha256(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--train", required=True, help="--reader-pairs dump of the training catalog")
+    ap.add_argument("--fraction", type=float, default=1.0, help="train on this share of the training rows (a learning curve)")
+    ap.add_argument("--layers", type=int, default=3)
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=5e-5)
+    ap.add_argument("--pos-weight", type=float, default=0.5, help="the positives' weight, as a share of the negatives'")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--score", nargs="*", default=[], help="--reader-pairs dumps to score with the trained reader (NDJSON beside each: <out>/scores-<name>.ndjson)")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.use_deterministic_algorithms(True)
+    os.makedirs(args.out, exist_ok=True)
+    tok = tokenizer()
+    rows, pairs = load_pairs(args.train, args.fraction, args.seed)
+    print(f"{len(rows)} rows, {len(pairs)} pairs, {int(sum(l for *_, l in pairs))} positive", file=sys.stderr)
+    t0 = time.time()
+    model = train(args, tok, pairs)
+    wall = time.time() - t0
+    fixtures = [(p, s) for p, s, _ in pairs[:: max(1, len(pairs) // 24)][:24]]
+    f32, q8 = export(model, tok, args.out, fixtures)
+    report = {"args": vars(args), "rows": len(rows), "pairs": len(pairs), "train_seconds": round(wall),
+              "sha256": {"reader.onnx": sha256(f32), "reader-q.onnx": sha256(q8)}}
+    for dump in args.score:
+        name = os.path.splitext(os.path.basename(dump))[0]
+        drows = [json.loads(l) for l in open(dump, encoding="utf-8")]
+        flat = [(r["text"], c["text"]) for r in drows for c in r["cands"][:READ]]
+        sc = scores(model, tok, [(p, s) for p, s in flat])
+        k = 0
+        with open(os.path.join(args.out, f"scores-{name}.ndjson"), "w") as fh:
+            for r in drows:
+                n = len(r["cands"][:READ])
+                fh.write(json.dumps({"line": r["line"], "reader": [round(float(x), 4) for x in sc[k:k + n]]}) + "\n")
+                k += n
+    with open(os.path.join(args.out, "report.json"), "w") as fh:
+        json.dump(report, fh, indent=1)
+    print(json.dumps(report["sha256"]), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
