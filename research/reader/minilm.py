@@ -22,10 +22,11 @@ def config(layers=6):
                       hidden_act="gelu", layer_norm_eps=1e-12, add_pooling_layer=False)
 
 
-def load_bert(layers=6, model_dir=MODEL_DIR):
-    """A BertModel holding the ONNX graph's weights (its first `layers`
-    layers): named initializers map by name, the MatMul weights (anonymous
-    in the graph) by the node that reads them, transposed."""
+def load_bert(layers=6, model_dir=MODEL_DIR, total=6):
+    """A BertModel holding the weights of the ONNX graph in model_dir (one
+    of `total` layers; its first `layers` kept): named initializers map by
+    name, the MatMul weights (anonymous in the graph) by the node that
+    reads them, transposed."""
     m = onnx.load(os.path.join(model_dir, "model.onnx"))
     init = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
     state = {k: v for k, v in init.items() if k.startswith(("embeddings.", "encoder."))}
@@ -37,13 +38,13 @@ def load_bert(layers=6, model_dir=MODEL_DIR):
                 # /encoder/layer.0/attention/self/query/MatMul -> encoder.layer.0.attention.self.query.weight
                 path = node.name.strip("/").rsplit("/", 1)[0].replace("/", ".")
                 state[path + ".weight"] = init[x].T
-    bert = BertModel(config(6), add_pooling_layer=False)
+    bert = BertModel(config(total), add_pooling_layer=False)
     sd = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in state.items() if k != "embeddings.position_ids"}
     missing, unexpected = bert.load_state_dict(sd, strict=False)
     missing = [k for k in missing if not k.endswith("position_ids")]
     if missing or unexpected:
         raise RuntimeError(f"weights: missing {missing}, unexpected {unexpected}")
-    if layers < 6:
+    if layers < total:
         bert.encoder.layer = bert.encoder.layer[:layers]
         bert.config.num_hidden_layers = layers
     return bert

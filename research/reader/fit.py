@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""fit.py DUMP SCORES OUT.json: the reader's values (internal/reader's
+params.json) fitted on the validation catalog only: how the judge's and
+the reader's beliefs combine (a logistic regression over the log-odds of
+both, on the candidates the reader reads, each labelled right when the row
+expects it), then the band of the judge's confidence in the best candidate
+within which the reader runs: the band, among a grid, with the most rows
+needing a skill whose injected candidate is right, at no more no-skill rows
+injected than without the reader, with the shipped inject and suggest
+confidences, and the reader running on at most --max-share of the rows.
+Development only; needs numpy."""
+import argparse, json, math
+import numpy as np
+
+READ = 10
+
+
+def logit(p):
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def sig(x):
+    return 1 / (1 + math.exp(-x))
+
+
+def load(dump, scores):
+    sc = {}
+    for l in open(scores):
+        r = json.loads(l)
+        sc[r["line"]] = r["reader"]
+    rows = []
+    for l in open(dump):
+        r = json.loads(l)
+        cands = r["cands"][:READ]
+        rows.append({"cat": r["category"], "want": {s for g in (r["expected"] or []) for s in g},
+                     "ids": [c["id"] for c in cands], "mention": any(c.get("mention") for c in r["cands"]),
+                     "conf": [c["confidence"] if c["confidence"] is not None else 0.0 for c in cands],
+                     "reader": sc[r["line"]]})
+    return rows
+
+
+def fit_weights(rows, iters=3000, lr=0.05, l2=1e-3):
+    x, y = [], []
+    for r in rows:
+        if r["mention"] or not r["ids"]:
+            continue
+        for i, cid in enumerate(r["ids"]):
+            x.append([logit(r["conf"][i]), r["reader"][i]])
+            y.append(1.0 if cid in r["want"] else 0.0)
+    x, y = np.array(x), np.array(y)
+    w, b = np.zeros(2), 0.0
+    for _ in range(iters):
+        p = 1 / (1 + np.exp(-(x @ w + b)))
+        g = p - y
+        w -= lr * (x.T @ g / len(y) + l2 * w)
+        b -= lr * g.mean()
+    return w, b
+
+
+def outcome(r, p, use, inject, suggest):
+    """(right first injected, anything injected) for one row."""
+    conf = list(r["conf"])
+    order = list(range(len(r["ids"])))
+    if use and not r["mention"] and r["ids"] and p["low"] <= conf[0] <= p["high"]:
+        comb = [sig(p["judge"] * logit(conf[i]) + p["reader"] * r["reader"][i] + p["bias"]) for i in order]
+        order = sorted(order, key=lambda i: -comb[i])
+        conf = [comb[i] for i in order]
+    else:
+        conf = [conf[i] for i in order]
+    injected = [r["ids"][order[k]] for k in range(len(order)) if conf[k] >= inject][:2]
+    return (bool(injected) and injected[0] in r["want"]), bool(injected)
+
+
+def evaluate(rows, p, use, inject, suggest):
+    pos = [r for r in rows if r["want"] and not r["mention"]]
+    neg = [r for r in rows if r["cat"] == "negative"]
+    right = sum(outcome(r, p, use, inject, suggest)[0] for r in pos) / max(len(pos), 1)
+    fp = sum(outcome(r, p, use, inject, suggest)[1] for r in neg) / max(len(neg), 1)
+    share = sum(1 for r in rows if use and not r["mention"] and r["ids"] and p["low"] <= r["conf"][0] <= p["high"]) / len(rows)
+    return right, fp, share
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("dump"); ap.add_argument("scores"); ap.add_argument("out")
+    ap.add_argument("--inject", type=float, default=0.70)
+    ap.add_argument("--suggest", type=float, default=0.38)
+    ap.add_argument("--max-share", type=float, default=0.4)
+    ap.add_argument("--model", default="ski-reader-v1")
+    a = ap.parse_args()
+    rows = load(a.dump, a.scores)
+    w, b = fit_weights(rows)
+    p = {"model": a.model, "on": False, "read": READ, "judge": round(float(w[0]), 4), "reader": round(float(w[1]), 4), "bias": round(float(b), 4)}
+    base = evaluate(rows, p | {"low": 2, "high": 2}, False, a.inject, a.suggest)
+    best = None
+    grid = [0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3]
+    for lo in grid:
+        for hi in [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 1.0]:
+            q = p | {"low": lo, "high": hi}
+            right, fp, share = evaluate(rows, q, True, a.inject, a.suggest)
+            if fp <= base[1] + 1e-9 and share <= a.max_share and (best is None or right > best[0] + 1e-9 or (abs(right - best[0]) < 1e-9 and share < best[2])):
+                best = (right, fp, share, lo, hi)
+    p["low"], p["high"] = best[3], best[4]
+    p["fitted_on"] = f"{a.dump}: right first injected {base[0]:.3f} -> {best[0]:.3f}, no-skill injected {base[1]:.3f} -> {best[1]:.3f}, read {best[2]:.3f} of rows"
+    json.dump(p, open(a.out, "w"), indent=1)
+    print(json.dumps(p, indent=1))
+
+
+if __name__ == "__main__":
+    main()
