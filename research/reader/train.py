@@ -91,6 +91,8 @@ def train(args, tok, pairs):
             sched.step()
             step += 1
             total += loss.item() * len(chunk)
+            if step % 200 == 0:
+                print(f"  step {step}/{steps}: loss {total / (i + len(chunk)):.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
         print(f"epoch {epoch + 1}: loss {total / len(pairs):.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
     return model
 
