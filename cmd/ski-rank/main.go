@@ -48,15 +48,12 @@ func run(env cli.Env) error {
 		flags.BodyWeight = bodyWeight
 	}
 	o := rank.Options{IndexPath: *indexPath, MaxLine: *maxLine, Settings: func(model, cwd string) rank.Settings {
-		s := flags
 		if r, err := res.Rank(model, cwd); err == nil {
-			s.SmallEditPenalty = &r.SmallEditPenalty
-			if s.KeywordBoost == nil {
-				s.KeywordBoost = &r.KeywordBoost
-			}
+			s := flags.WithConfig(r.KeywordBoost, r.SmallEditPenalty)
 			s.Reader = r.Reader
+			return s
 		}
-		return s
+		return flags
 	}}
 	// The embed server keeps large indexes read between prompts: it
 	// ranks against them when it runs, with the settings worked out here.

@@ -212,15 +212,15 @@ func Keys() []string {
 func Nearest(key string) string {
 	best, bestD := "", -1
 	for _, k := range Keys() {
-		if d := distance(strings.ToLower(key), k); bestD < 0 || d < bestD {
+		if d := Distance(strings.ToLower(key), k); bestD < 0 || d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
 }
 
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
+// Distance is the Levenshtein distance between a and b, in bytes.
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

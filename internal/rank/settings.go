@@ -29,3 +29,13 @@ type Settings struct {
 // Local reports whether s holds what cannot leave this process (a judge of
 // its own, features).
 func (s Settings) Local() bool { return s.Judge != nil || s.Features }
+
+// WithConfig is s with the config's ranking values for a query: its
+// small-edit penalty, and its keyword boost unless s sets one.
+func (s Settings) WithConfig(keywordBoost, smallEditPenalty float64) Settings {
+	s.SmallEditPenalty = &smallEditPenalty
+	if s.KeywordBoost == nil {
+		s.KeywordBoost = &keywordBoost
+	}
+	return s
+}

@@ -259,22 +259,36 @@ func (o Options) bodies(b *strings.Builder, inject []record.Selection, budget in
 		if err != nil {
 			return fmt.Errorf("skill %s: %w", s.ID, err)
 		}
-		fmt.Fprintf(b, "<skill name=\"%s\" path=\"%s\">\n", xmlAttr.Replace(s.Name), xmlAttr.Replace(s.Path))
-		fmt.Fprintf(b, "Base directory for this skill: %s\n", s.Dir)
-		if len(files) > 0 {
-			fmt.Fprintf(b, "Bundled files (relative to the base directory): %s\n", strings.Join(files, ", "))
-		}
-		b.WriteString("\n")
-		body = strings.TrimSpace(body)
-		if n := charCount(body); n > left {
-			kept := cut.Runes(body, max(left, 0))
-			body = kept + fmt.Sprintf("\n[… truncated by ski: %d of %d characters shown; read %s for the rest]", charCount(kept), n, s.Path)
-		}
-		left -= charCount(body)
-		b.WriteString(body)
-		b.WriteString("\n</skill>\n")
+		left -= SkillBody(b, Skill{Name: s.Name, Path: s.Path, Dir: s.Dir, Body: body, Files: files}, left)
 	}
 	return nil
+}
+
+// Skill is a skill's text as it goes before the model.
+type Skill struct {
+	Name, Path, Dir string
+	Body            string   // the SKILL.md without frontmatter
+	Files           []string // bundled files, relative to Dir
+}
+
+// SkillBody writes s as a <skill> block: its base directory, its bundled
+// files and its body, the body cut to budget characters (with a note
+// saying where the rest is). It returns the characters of body written.
+func SkillBody(b *strings.Builder, s Skill, budget int) int {
+	fmt.Fprintf(b, "<skill name=\"%s\" path=\"%s\">\n", xmlAttr.Replace(s.Name), xmlAttr.Replace(s.Path))
+	fmt.Fprintf(b, "Base directory for this skill: %s\n", s.Dir)
+	if len(s.Files) > 0 {
+		fmt.Fprintf(b, "Bundled files (relative to the base directory): %s\n", strings.Join(s.Files, ", "))
+	}
+	b.WriteString("\n")
+	body := strings.TrimSpace(s.Body)
+	if n := charCount(body); n > budget {
+		kept := cut.Runes(body, max(budget, 0))
+		body = kept + fmt.Sprintf("\n[… truncated by ski: %d of %d characters shown; read %s for the rest]", charCount(kept), n, s.Path)
+	}
+	b.WriteString(body)
+	b.WriteString("\n</skill>\n")
+	return charCount(body)
 }
 
 func charCount(s string) int { return len([]rune(s)) }

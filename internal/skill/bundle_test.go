@@ -28,3 +28,22 @@ func TestReadBodyAndFiles(t *testing.T) {
 		t.Error("want an error for a file not named SKILL.md")
 	}
 }
+
+// A link to a file inside the skill's folder is listed; one that leaves
+// it (a file elsewhere, the user's home) is refused and counted.
+func TestBundledFilesRefusesLinksThatLeave(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "demo")
+	os.MkdirAll(filepath.Join(dir, "refs"), 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: demo\ndescription: d\n---\nx\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "refs", "a.md"), []byte("a"), 0o644)
+	os.WriteFile(filepath.Join(base, "secret"), []byte("s"), 0o644)
+	os.Symlink(filepath.Join(dir, "refs", "a.md"), filepath.Join(dir, "same.md"))
+	os.Symlink(filepath.Join(base, "secret"), filepath.Join(dir, "refs", "secret"))
+	os.Symlink("../../secret", filepath.Join(dir, "refs", "up"))
+	os.Symlink("/", filepath.Join(dir, "root"))
+	files, refused := BundledFiles(dir)
+	if strings.Join(files, ",") != "refs/a.md,same.md" || refused != 3 {
+		t.Fatalf("files %v, refused %d; want refs/a.md,same.md and 3 refused", files, refused)
+	}
+}
