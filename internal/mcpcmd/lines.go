@@ -17,8 +17,8 @@ const maxMessage = 16 << 20
 // Replies to lines that are not messages, with no id to answer (JSON-RPC
 // 2.0: a parse error, or an invalid request, has a null id).
 var (
-	parseError   = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON value"}}` + "\n")
-	tooLarge     = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: message over 16 MiB"}}` + "\n")
+	parseError = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: not a JSON value"}}` + "\n")
+	tooLarge   = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: message over 16 MiB"}}` + "\n")
 )
 
 // checkedLines passes the messages of in, one a line, to the returned
