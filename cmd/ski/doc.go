@@ -8,13 +8,14 @@ what a person asks when ski stays silent or misbehaves.
 	ski doctor              check the install, one line per check with the fix
 	ski status              skills, index, build progress, embed server, last session
 	ski why "PROMPT"        what ski would do with a prompt, and why (--json)
+	ski search "QUERY"      the skills that fit a task, as skill_search ranks them (--json)
 	ski stats               per-skill injected / followed / suggested, with advice
 	ski history             the last decisions across sessions
 	ski version             the version (every command also takes --version)
 	ski STAGE [ARGS]        run the stage ski-STAGE installed beside ski:
 	                        scan, embed, rank, select, ledger, render, install, eval
 
-doctor, status, why and stats look at the current directory's project
+doctor, status, why, search and stats look at the current directory's project
 and take --host claude|opencode (default claude) and --cwd DIR. Each
 command has --help.
 

@@ -34,6 +34,7 @@ var commands = []struct {
 	{"doctor", runDoctor},
 	{"status", runStatus},
 	{"why", runWhy},
+	{"search", runSearch},
 	{"stats", runStats},
 	{"history", runHistory},
 	{"version", runVersion},
