@@ -116,8 +116,13 @@ ski_prompt() {
 	esac
 }
 
+# ski_observe records what the model loaded; for a repeated skill_load it
+# prints the host's payload that puts a short note in place of the body.
 ski_observe() {
-	ski-ledger observe --host "$SKI_HOST" >/dev/null || ski_fail "observe failed" with-log
+	ski_out=$(ski-ledger observe --host "$SKI_HOST" --reply) || ski_fail "observe failed" with-log
+	case $ski_out in
+	'{'*'}') printf '%s\n' "$ski_out" ;;
+	esac
 }
 
 ski_session_start() {

@@ -5,8 +5,8 @@ Ski-install wires ski's hook scripts into the hosts, or takes them out.
 
 	ski-install [--host claude|opencode|all] [--scripts DIR] [--uninstall]
 
-Claude Code: adds ski's UserPromptSubmit, PostToolUse (matcher Read|Skill)
-and SessionStart (matcher startup|resume|compact) hooks to
+Claude Code: adds ski's UserPromptSubmit, PostToolUse (matcher Read, Skill
+and ski's two MCP tools under both their names) and SessionStart (matcher startup|resume|compact) hooks to
 ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when set),
 keeping every other key and hook, and backs the file up beside itself as
 settings.json.ski-backup-UNIXTIME before changing it. Running it again
@@ -15,7 +15,11 @@ Code plugin is enabled in that file, its hooks run ski, so ski-install
 adds none (and takes out any it added before). Otherwise it leaves
 $XDG_DATA_HOME/ski/claude-hooks-installed, and the plugin's copy of the
 hooks, should the plugin be enabled later, stands down: each hook runs
-once either way.
+once either way. On the same terms it registers ski-mcp (beside
+ski-install) as the user-scope MCP server "ski" in ~/.claude.json
+($CLAUDE_CONFIG_DIR/.claude.json when set), changing nothing else there;
+the plugin's own server offers no tools while that entry's marker is
+there. --uninstall removes the entry when it is ski's.
 
 opencode: writes the plugin $XDG_CONFIG_HOME/opencode/plugin/ski.js, which
 runs hook-opencode.sh on chat.message (adding its note as a synthetic part

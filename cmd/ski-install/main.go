@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/hostconf"
 	"github.com/skill-inject/ski/internal/install"
 )
 
@@ -71,6 +72,13 @@ func run(env cli.Env) error {
 			return err
 		}
 		report(path, changed)
+		// ski's MCP server (skill_search, skill_load) in the user-scope
+		// mcpServers, on the same terms as the hooks.
+		global := hostconf.GlobalFile(env.Environ.Home, env.Environ.ClaudeConfigDir)
+		if changed, err = install.ClaudeMCP(global, mcpBinary(), add); err != nil {
+			return err
+		}
+		report(global, changed)
 	}
 	if *host != "claude" {
 		script := filepath.Join(abs, "hook-opencode.sh")
@@ -85,6 +93,19 @@ func run(env cli.Env) error {
 		report(path, changed)
 	}
 	return nil
+}
+
+// mcpBinary is the ski-mcp beside this program (install.sh installs both
+// into $XDG_DATA_HOME/ski/bin).
+func mcpBinary() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "ski-mcp"
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return filepath.Join(filepath.Dir(exe), "ski-mcp")
 }
 
 func needScript(path string, uninstall bool) error {

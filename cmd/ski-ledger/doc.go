@@ -7,7 +7,7 @@ front of the model twice in one session.
 Usage:
 
 	ski-ledger record  [--state-dir DIR] [--max-line N]
-	ski-ledger observe --host claude|opencode [--verbose] [--state-dir DIR] [--max-line N]
+	ski-ledger observe --host claude|opencode [--reply] [--verbose] [--state-dir DIR] [--max-line N]
 	ski-ledger rearm   [--session ID] [--verbose] [--state-dir DIR] [--max-line N]
 	ski-ledger show    [--session ID] [--state-dir DIR]
 	ski-ledger stats   [--table] [--state-dir DIR]
@@ -24,13 +24,15 @@ host's session id when that is 1 to 100 characters of A-Z a-z 0-9 . _ -
 id's SHA-256. A ledger holds:
 
 	{"version":1,"session_id":"…",
-	 "loaded":{"SKILL-ID":{"source":"ski|model|user","at":"RFC 3339","count":N}},
+	 "loaded":{"SKILL-ID":{"source":"ski|model|tool|user","at":"RFC 3339","count":N}},
 	 "suggested":{"SKILL-ID":"RFC 3339"},
-	 "events":[{"at":"…","event":"inject|suggest|load|host-load|rearm","id":"…","source":"…"}],
+	 "events":[{"at":"…","event":"inject|suggest|load|host-load|rearm|search|found","id":"…","source":"…"}],
 	 "updated":"RFC 3339"}
 
 Source ski means ski injected the skill, model that the model loaded it
-itself, user that the user invoked it with /name. An entry keeps its latest
+itself, tool that it did so with ski's skill_load, user that the user
+invoked it with /name. A "search" event is a call of skill_search, followed
+by a "found" event for each skill it returned. An entry keeps its latest
 source and time; count says how often it was marked since the last rearm.
 Suggested skills were named in ski's suggestion line: they are not in
 context, and a suggested skill can still be injected later, once. The
@@ -70,7 +72,7 @@ skill is injected once.
 
 # Observe
 
-	ski-ledger observe --host claude|opencode [--verbose] [--state-dir DIR] [--max-line N]
+	ski-ledger observe --host claude|opencode [--reply] [--verbose] [--state-dir DIR] [--max-line N]
 
 Observe reads host tool payloads on stdin, one per line, and marks the
 skills the model loaded on its own (source model):
@@ -78,9 +80,14 @@ skills the model loaded on its own (source model):
 	claude    PostToolUse {"session_id","cwd","tool_name","tool_input",...}
 	          tool_name "Read":  tool_input.file_path is a SKILL.md
 	          tool_name "Skill": tool_input.skill is "name" or "plugin:name"
-	opencode  tool.execute.after {"session_id","cwd"?,"tool","args"}
+	          tool_name mcp__ski__skill_load (mcp__plugin_ski_ski__skill_load
+	          from the plugin's server): tool_input.name (source tool)
+	          tool_name mcp__ski__skill_search: the skills named in
+	          tool_response (a search and what it found)
+	opencode  tool.execute.after {"session_id","cwd"?,"tool","args","output"?}
 	          tool "read":  args.filePath is a SKILL.md
 	          tool "skill": args.name
+	          tool "skill_load": args.name; "skill_search": output
 
 A SKILL.md path counts when, after resolving symbolic links, it is the
 SKILL.md of a skill ski-scan finds for that host and cwd (SKI_ROOTS, a
@@ -88,8 +95,13 @@ colon-separated list of directories, replaces the host's own roots; the
 config's extra_roots are added). A name matches a skill's invoke name
 first, then its name. Anything else, including every other tool, is
 ignored. The file named in a payload is never opened: its path is only
-compared with the catalog's. Observe writes nothing on stdout; --verbose
-prints one summary line on stderr.
+compared with the catalog's. Observe writes nothing on stdout, except with
+--reply for a skill_load of a skill the session already had (loaded by the
+model or the user since the last rearm): then the host's payload that puts
+a short "already loaded" note in place of the body, Claude Code's
+{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedMCPToolOutput":[...]}}
+or, for the opencode plugin, {"output":NOTE}. --verbose prints one summary
+line on stderr.
 
 # Rearm
 
@@ -146,7 +158,7 @@ The hot path, recording what is about to be injected:
 
 Claude Code hooks:
 
-	PostToolUse (matcher "Read|Skill"):  ski-ledger observe --host claude
+	PostToolUse (Read, Skill, ski's tools):  ski-ledger observe --host claude --reply
 	SessionStart (matcher "compact"):    ski-ledger rearm
 
 Looking at a session:

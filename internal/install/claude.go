@@ -16,11 +16,18 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/skill-inject/ski/internal/skilltool"
 )
 
 // hookMarker is in every hook command ski installs; entries whose command
 // contains it are ski's.
 const hookMarker = "hook-claude.sh"
+
+// ObserveMatcher is the PostToolUse matcher of the observe hook: the tools
+// that load a skill (Read of a SKILL.md, Skill) and ski's own tools under
+// both the names Claude Code gives them (skilltool.ClaudeToolNames).
+var ObserveMatcher = "Read|Skill|" + strings.Join(append(skilltool.ClaudeToolNames(skilltool.Load), skilltool.ClaudeToolNames(skilltool.Search)...), "|")
 
 // claudeHook is one hook event ski uses in Claude Code.
 type claudeHook struct {
@@ -30,7 +37,7 @@ type claudeHook struct {
 
 var claudeHooks = []claudeHook{
 	{"UserPromptSubmit", "", "prompt", 10},
-	{"PostToolUse", "Read|Skill", "observe", 10},
+	{"PostToolUse", ObserveMatcher, "observe", 10},
 	{"SessionStart", "startup|resume|compact", "session-start", 30},
 }
 

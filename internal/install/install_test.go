@@ -41,7 +41,7 @@ func TestClaudeSettingsRoundTrip(t *testing.T) {
 			t.Errorf("after install, %q is missing:\n%s", want, data)
 		}
 	}
-	if got := gjson.GetBytes(data, `hooks.PostToolUse.#(matcher=="Read|Skill")#`).Array(); len(got) != 2 {
+	if got := gjson.GetBytes(data, `hooks.PostToolUse.#.matcher`).Array(); len(got) != 3 || got[2].Str != ObserveMatcher {
 		t.Errorf("ski's PostToolUse group should sit beside the user's: %v", got)
 	}
 	cmd := gjson.GetBytes(data, "hooks.UserPromptSubmit.0.hooks.0.command").Str
@@ -122,4 +122,57 @@ func TestOpencodePlugin(t *testing.T) {
 	if _, err := OpencodePlugin(path, "/x", false); err == nil {
 		t.Error("must not remove a foreign plugin")
 	}
+}
+
+// The plugin's hooks.json observes the same tools as the hooks ski-install
+// writes.
+func TestPluginObservesTheSameTools(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "hooks", "hooks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.GetBytes(data, "hooks.PostToolUse.0.matcher").Str; got != ObserveMatcher {
+		t.Fatalf("hooks/hooks.json matcher %q, want %q", got, ObserveMatcher)
+	}
+}
+
+// ski's MCP server goes into the user-scope mcpServers of ~/.claude.json,
+// everything else kept; again changes nothing; uninstall takes out only
+// ski's entry; another server of the same name is never touched.
+func TestClaudeMCP(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".claude.json")
+	orig := `{"numStartups": 3, "mcpServers": {"other": {"command": "x"}}, "projects": {"/p": {"allowedTools": []}}}`
+	os.WriteFile(path, []byte(orig), 0o600)
+	if changed, err := ClaudeMCP(path, "/d/bin/ski-mcp", true); err != nil || !changed {
+		t.Fatalf("install: %v %v", changed, err)
+	}
+	if ClaudeMCPCommand(path) != "/d/bin/ski-mcp" {
+		t.Fatalf("not registered: %s", readFile(t, path))
+	}
+	if changed, err := ClaudeMCP(path, "/d/bin/ski-mcp", true); err != nil || changed {
+		t.Fatalf("second install: %v %v", changed, err)
+	}
+	if changed, err := ClaudeMCP(path, "", false); err != nil || !changed {
+		t.Fatalf("uninstall: %v %v", changed, err)
+	}
+	if got := readFile(t, path); !sameJSON([]byte(got), []byte(orig)) {
+		t.Fatalf("uninstall left %s", got)
+	}
+	theirs := `{"mcpServers": {"ski": {"command": "/opt/other-ski"}}}`
+	os.WriteFile(path, []byte(theirs), 0o600)
+	if _, err := ClaudeMCP(path, "/d/bin/ski-mcp", true); err == nil {
+		t.Fatal("installed over another program's server named ski")
+	}
+	if changed, err := ClaudeMCP(path, "", false); err != nil || changed || readFile(t, path) != theirs {
+		t.Fatalf("uninstall touched another program's server: %v %v", changed, err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -33,6 +33,7 @@ const (
 	SourceSki   Source = "ski"   // ski injected it
 	SourceModel Source = "model" // the model loaded it itself (observed)
 	SourceUser  Source = "user"  // the user invoked /name through the host
+	SourceTool  Source = "tool"  // the model loaded it with ski's skill_load
 )
 
 // Event kinds, in Event.Kind.
@@ -42,6 +43,8 @@ const (
 	EventLoad     = "load"      // the model loaded a skill (SourceModel)
 	EventHostLoad = "host-load" // the user invoked a skill (SourceUser)
 	EventRearm    = "rearm"     // the session was compacted; all cleared
+	EventSearch   = "search"    // the model called skill_search (no ID)
+	EventFound    = "found"     // a skill skill_search returned
 )
 
 // eventRecommend is what ledgers written before the suggestion band called
@@ -152,6 +155,24 @@ func (l *Ledger) MarkSuggested(id string, now time.Time) {
 	}
 	l.suggested[id] = now
 	l.log(Event{At: now, Kind: EventSuggest, ID: id, Source: SourceSki})
+}
+
+// MarkSearched records a call of skill_search and the skills it returned,
+// best first.
+func (l *Ledger) MarkSearched(found []string, now time.Time) {
+	now = stamp(now)
+	l.log(Event{At: now, Kind: EventSearch})
+	for _, id := range found {
+		l.log(Event{At: now, Kind: EventFound, ID: id})
+	}
+}
+
+// HasBody reports whether the session has skill id's instructions already,
+// since the last rearm: the model or the user loaded it through the host
+// (an injection may have been only a directive to load it).
+func (l *Ledger) HasBody(id string) bool {
+	e, ok := l.loaded[id]
+	return ok && (e.Source == SourceModel || e.Source == SourceUser || e.Source == SourceTool)
 }
 
 // Rearm forgets every loaded and suggested skill, as after a compaction

@@ -8,17 +8,25 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/skilltool"
 )
 
 // Observation is a skill load a host payload reports: the model read a
-// SKILL.md (Path) or called the host's skill tool (Skill).
+// SKILL.md (Path) or called the host's skill tool or ski's skill_load
+// (Skill), or it searched with skill_search (Tool, Found).
 type Observation struct {
 	Session string
 	Cwd     string // the project directory; "" when the payload has none
 	Path    string // the SKILL.md read, absolute and cleaned; or ""
 	Skill   string // the name the skill was invoked by; or ""
+	// Tool is skilltool.Load or skilltool.Search for ski's own tools, else "".
+	Tool string
+	// Found are the names a skill_search returned, best first.
+	Found []string
 }
 
 // ParseObservation reads one host payload: Claude Code's PostToolUse
@@ -45,6 +53,13 @@ func ParseObservation(host string, payload []byte) (obs Observation, ok bool, er
 		var in struct {
 			FilePath string `json:"file_path"`
 			Skill    string `json:"skill"`
+			Name     string `json:"name"`
+		}
+		if obs.Tool = skilltool.ToolOf(p.ToolName); obs.Tool != "" {
+			if err := decodeArgs(p.ToolInput, &in); err != nil {
+				return obs, false, fmt.Errorf("decode tool_input: %w", err)
+			}
+			return toolObservation(obs, in.Name, gjson.GetBytes(payload, "tool_response"))
 		}
 		switch p.ToolName {
 		case "Read", "Skill":
@@ -70,6 +85,12 @@ func ParseObservation(host string, payload []byte) (obs Observation, ok bool, er
 		var args struct {
 			FilePath string `json:"filePath"`
 			Name     string `json:"name"`
+		}
+		if obs.Tool = skilltool.ToolOf(p.Tool); obs.Tool != "" {
+			if err := decodeArgs(p.Args, &args); err != nil {
+				return obs, false, fmt.Errorf("decode args: %w", err)
+			}
+			return toolObservation(obs, args.Name, gjson.GetBytes(payload, "output"))
 		}
 		switch p.Tool {
 		case "read", "skill":
@@ -110,6 +131,39 @@ func ParseObservation(host string, payload []byte) (obs Observation, ok bool, er
 	return obs, true, nil
 }
 
+// toolObservation completes the observation of a call of ski's own tools:
+// the name skill_load was given, or the names skill_search returned (read
+// from its result, whatever shape the host gives it in).
+func toolObservation(obs Observation, name string, result gjson.Result) (Observation, bool, error) {
+	if obs.Tool == skilltool.Load {
+		obs.Skill = strings.TrimSpace(name)
+		if obs.Skill == "" {
+			return obs, false, nil
+		}
+	} else {
+		var text strings.Builder
+		eachString(result, func(s string) { text.WriteString(s + "\n") })
+		obs.Found = skilltool.HitNames(text.String())
+	}
+	if obs.Session == "" {
+		return obs, false, errors.New("payload has no session_id")
+	}
+	return obs, true, nil
+}
+
+// eachString calls f with every string in v, in order.
+func eachString(v gjson.Result, f func(string)) {
+	switch {
+	case v.Type == gjson.String:
+		f(v.Str)
+	case v.IsArray() || v.IsObject():
+		v.ForEach(func(_, x gjson.Result) bool {
+			eachString(x, f)
+			return true
+		})
+	}
+}
+
 func decodeArgs(raw json.RawMessage, v any) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -138,7 +192,7 @@ func Match(skills []record.Skill, obs Observation) (record.Skill, bool) {
 		return record.Skill{}, false
 	}
 	for _, sk := range skills {
-		if sk.Invoke == obs.Skill {
+		if sk.Invoke == obs.Skill || obs.Tool == skilltool.Load && sk.ID == obs.Skill {
 			return sk, true
 		}
 	}
@@ -168,6 +222,10 @@ type ObserveOptions struct {
 	// payload names no directory). Observe calls it once per directory,
 	// and only for payloads that load a skill.
 	Catalog func(cwd string) ([]record.Skill, error)
+	// Repeat, when set, is told of a skill_load of a skill whose
+	// instructions the session already had (Ledger.HasBody), before the
+	// load is recorded.
+	Repeat func(obs Observation, sk record.Skill)
 }
 
 // Observe reads host tool payloads, one per line, and marks each skill the
@@ -192,9 +250,26 @@ func Observe(s *Store, in Input, opts ObserveOptions) ([]Mark, error) {
 			}
 			catalogs[obs.Cwd] = skills
 		}
-		if sk, ok := Match(skills, obs); ok {
-			return &Mark{Session: obs.Session, Event: EventLoad, ID: sk.ID}, nil
+		if obs.Tool == skilltool.Search {
+			var ids []string
+			for _, name := range obs.Found {
+				if sk, ok := Match(skills, Observation{Skill: name}); ok {
+					ids = append(ids, sk.ID)
+				}
+			}
+			return &Mark{Session: obs.Session, Event: EventSearch, Found: ids}, nil
 		}
-		return nil, nil
+		sk, ok := Match(skills, obs)
+		if !ok {
+			return nil, nil
+		}
+		m := &Mark{Session: obs.Session, Event: EventLoad, ID: sk.ID}
+		if obs.Tool == skilltool.Load {
+			m.Source = SourceTool
+			if l, err := s.Load(obs.Session); err == nil && l.HasBody(sk.ID) && opts.Repeat != nil {
+				opts.Repeat(obs, sk)
+			}
+		}
+		return m, nil
 	})
 }

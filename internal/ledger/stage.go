@@ -19,7 +19,12 @@ type Mark struct {
 	// Event is EventInject, EventHostLoad, EventLoad (loaded by ski, the
 	// user or the model), EventSuggest or EventRearm.
 	Event string
-	ID    string // the skill id; empty for EventRearm
+	ID    string // the skill id; empty for EventRearm and EventSearch
+	// Source, for EventLoad, says how the model loaded it: SourceModel
+	// (the default) or SourceTool.
+	Source Source
+	// Found are the skills an EventSearch returned, best first.
+	Found []string
 }
 
 // apply makes the change on l.
@@ -30,7 +35,9 @@ func (m Mark) apply(l *Ledger, now time.Time) error {
 	case EventHostLoad:
 		l.MarkLoaded(m.ID, SourceUser, now)
 	case EventLoad:
-		l.MarkLoaded(m.ID, SourceModel, now)
+		l.MarkLoaded(m.ID, cmp.Or(m.Source, SourceModel), now)
+	case EventSearch:
+		l.MarkSearched(m.Found, now)
 	case EventSuggest:
 		l.MarkSuggested(m.ID, now)
 	case EventRearm:

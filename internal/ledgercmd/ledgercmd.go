@@ -5,6 +5,7 @@ package ledgercmd
 
 import (
 	_ "embed"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
+	"github.com/skill-inject/ski/internal/skilltool"
 )
 
 // Name is the command's name.
@@ -120,6 +122,7 @@ func runRecord(env cli.Env, fs *flag.FlagSet, c *common) error {
 func runObserve(env cli.Env, fs *flag.FlagSet, c *common) error {
 	host := fs.String("host", "", "the host the payloads come from: `claude|opencode`")
 	verbose := fs.Bool("verbose", false, "print a summary line on stderr")
+	reply := fs.Bool("reply", false, "print the host's payload that answers a repeated skill_load with a short note")
 	maxLine := fs.Int("max-line", ndjson.DefaultMaxLine, "fail on an input line longer than `N` bytes")
 	if err := parse(fs, env); err != nil {
 		return err
@@ -131,17 +134,43 @@ func runObserve(env cli.Env, fs *flag.FlagSet, c *common) error {
 	default:
 		return cli.Usagef("observe: unknown --host %q (want %s or %s)", *host, record.HostClaude, record.HostOpencode)
 	}
-	marks, err := ledger.Observe(c.store(), input(env, *maxLine), ledger.ObserveOptions{
-		Host:    *host,
-		Catalog: catalog(env, *host, c.warn),
-	})
+	o := ledger.ObserveOptions{Host: *host, Catalog: catalog(env, *host, c.warn)}
+	var repeats []string
+	if *reply {
+		o.Repeat = func(_ ledger.Observation, sk record.Skill) { repeats = append(repeats, sk.Invoke) }
+	}
+	marks, err := ledger.Observe(c.store(), input(env, *maxLine), o)
 	if err != nil {
 		return err
+	}
+	for _, name := range repeats {
+		if err := writeRepeat(env, *host, name); err != nil {
+			return err
+		}
 	}
 	if *verbose {
 		c.logf("observe: %s", summary(marks, "loaded by the model"))
 	}
 	return nil
+}
+
+// writeRepeat prints the payload that makes the host give the model a
+// short note instead of the body of a skill it loaded before: Claude
+// Code's PostToolUse updatedMCPToolOutput, or for the opencode plugin
+// {"output": NOTE}.
+func writeRepeat(env cli.Env, host, name string) error {
+	note := skilltool.AlreadyLoaded(name)
+	var payload any = map[string]string{"output": note}
+	if host == record.HostClaude {
+		payload = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PostToolUse",
+			"updatedMCPToolOutput": []map[string]string{{"type": "text", "text": note}}}}
+	}
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(env.Stdout, "%s\n", b)
+	return err
 }
 
 // catalog lists the skills ski-scan finds for host in a directory, with
