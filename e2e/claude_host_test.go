@@ -26,9 +26,9 @@ type claudeRun struct {
 	env []string
 }
 
-func newClaudeRun(t *testing.T) *claudeRun {
+func newClaudeRun(t *testing.T, extraSkills ...string) *claudeRun {
 	bin := hostTool(t, "SKI_CLAUDE")
-	h := newHostHome(t, "claude")
+	h := newHostHome(t, "claude", extraSkills...)
 	api := newFakeAPI(t)
 	env := h.environ("ANTHROPIC_BASE_URL="+api.url, "ANTHROPIC_API_KEY=dummy",
 		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
@@ -40,7 +40,7 @@ func newClaudeRun(t *testing.T) *claudeRun {
 // returns the session id and the request bodies the run sent.
 func (c *claudeRun) prompt(sid, prompt string) (string, []string) {
 	c.h.t.Helper()
-	args := []string{"-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5", "--allowedTools", "Read"}
+	args := []string{"-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5", "--allowedTools", "Read,mcp__ski"}
 	if sid != "" {
 		args = append(args, "--resume", sid)
 	}

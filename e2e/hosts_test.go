@@ -74,7 +74,7 @@ type hostHome struct {
 	env     []string
 }
 
-func newHostHome(t *testing.T, host string) *hostHome {
+func newHostHome(t *testing.T, host string, extraSkills ...string) *hostHome {
 	t.Helper()
 	home := t.TempDir()
 	stopServersUnder(t, home)
@@ -86,7 +86,7 @@ func newHostHome(t *testing.T, host string) *hostHome {
 	}
 	// Claude Code sees ~/.claude/skills/<name>/SKILL.md, one level deep.
 	dirs, _ := filepath.Glob(filepath.Join(repo, "testdata", "skills", "*", "*"))
-	for _, d := range dirs {
+	for _, d := range append(dirs, extraSkills...) {
 		if out, err := exec.Command("cp", "-r", d, h.skills).CombinedOutput(); err != nil {
 			t.Fatalf("cp: %v %s", err, out)
 		}
