@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 
 // world is one isolated user: home, XDG directories and skill roots.
 type world struct {
-	t      *testing.T
+	t      testing.TB
 	home   string
 	skills string // SKI_ROOTS
 	extra  []string
@@ -53,7 +53,7 @@ type world struct {
 	cred   *syscall.Credential // the user to run as; this process's when nil
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	home := t.TempDir()
 	w := &world{t: t, home: home, skills: filepath.Join(repo, "testdata", "skills")}
@@ -172,7 +172,7 @@ func (w *world) payload(name string) []byte {
 }
 
 // withPrompt returns a payload with its prompt replaced.
-func withPrompt(t *testing.T, payload []byte, prompt string) []byte {
+func withPrompt(t testing.TB, payload []byte, prompt string) []byte {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(payload, &m); err != nil {
@@ -185,7 +185,7 @@ func withPrompt(t *testing.T, payload []byte, prompt string) []byte {
 
 // claudeContext parses a Claude payload and returns its additionalContext,
 // failing unless the output is exactly one valid payload.
-func claudeContext(t *testing.T, out string) string {
+func claudeContext(t testing.TB, out string) string {
 	t.Helper()
 	if strings.Count(strings.TrimSpace(out), "\n") != 0 || out == "" {
 		t.Fatalf("want exactly one payload line, got %q", out)

@@ -22,7 +22,7 @@ import (
 // corpusWorld is a fresh user with the real model, default settings (the
 // embed server on, the hooks' own time limit) and the whole shared skills
 // corpus as the skill root, as the indexing tests need.
-func corpusWorld(t *testing.T) *world {
+func corpusWorld(t testing.TB) *world {
 	t.Helper()
 	shared := os.Getenv("SKI_SHARED")
 	if shared == "" {

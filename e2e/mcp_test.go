@@ -16,7 +16,7 @@ import (
 // mcpClient drives a ski-mcp process over its stdin and stdout, as a host
 // does: one JSON-RPC message a line.
 type mcpClient struct {
-	t     *testing.T
+	t     testing.TB
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	mu    sync.Mutex
@@ -111,7 +111,7 @@ func (c *mcpClient) initialize(version string) map[string]any {
 }
 
 // toolText is the text of a tools/call reply, and whether it is an error.
-func toolText(t *testing.T, r map[string]any) (string, bool) {
+func toolText(t testing.TB, r map[string]any) (string, bool) {
 	t.Helper()
 	res, ok := r["result"].(map[string]any)
 	if !ok {

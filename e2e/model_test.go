@@ -12,7 +12,7 @@ import (
 
 // realModel points the world at the model and runtime scripts/setup.sh
 // installed for the user running the tests.
-func realModel(t *testing.T, w *world) {
+func realModel(t testing.TB, w *world) {
 	t.Helper()
 	data := environ.FromOS().Dirs.Data
 	lib := filepath.Join(data, "runtime", "libonnxruntime.so.1")

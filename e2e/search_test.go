@@ -11,7 +11,7 @@ import (
 
 // devPositives are the prompts of ../shared/eval/dev.tsv that expect a
 // skill.
-func devPositives(t *testing.T) []string {
+func devPositives(t testing.TB) []string {
 	t.Helper()
 	shared := os.Getenv("SKI_SHARED")
 	if shared == "" {
