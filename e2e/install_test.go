@@ -68,6 +68,15 @@ func TestInstallUninstall(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, ".config", "opencode", "plugin", "ski.js")); err != nil {
 		t.Fatal(err)
 	}
+	// ski's MCP server, user-scope, beside what Claude Code keeps there.
+	claudeJSON := filepath.Join(home, ".claude.json")
+	var cj struct {
+		MCPServers map[string]struct{ Command string } `json:"mcpServers"`
+	}
+	if b, err := os.ReadFile(claudeJSON); err != nil || json.Unmarshal(b, &cj) != nil ||
+		cj.MCPServers["ski"].Command != filepath.Join(home, ".local", "share", "ski", "bin", "ski-mcp") {
+		t.Fatalf("~/.claude.json after install: %v %+v", err, cj)
+	}
 
 	// The hook started an embed server on its way out: wait until it has
 	// loaded the model and listens.
@@ -81,6 +90,9 @@ func TestInstallUninstall(t *testing.T) {
 	}
 
 	install("--uninstall")
+	if b, _ := os.ReadFile(claudeJSON); strings.Contains(string(b), "ski-mcp") {
+		t.Fatalf("~/.claude.json after uninstall: %s", b)
+	}
 	settings, _ = os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
 	if strings.Contains(string(settings), "hook-claude.sh") || !strings.Contains(string(settings), "notify") {
 		t.Fatalf("settings after uninstall: %s", settings)

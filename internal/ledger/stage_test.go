@@ -323,3 +323,43 @@ func TestRecordDropsWhatAnotherPromptRecorded(t *testing.T) {
 		t.Fatalf("a marked loaded %d times, want 1", e.Count)
 	}
 }
+
+// ski's own tools under the names both hosts give them: a search records
+// what it found, a skill_load the model's load (source tool); a second
+// skill_load of it, and only that, is reported as a repeat.
+func TestObserveSkiTools(t *testing.T) {
+	_, skills := catalogDir(t)
+	s, _ := testStore(t)
+	in := `{"session_id":"s1","cwd":"/a","tool_name":"mcp__plugin_ski_ski__skill_search","tool_input":{"query":"x"},"tool_response":[{"type":"text","text":"ski: 2 skills for \"x\", best first (load one with skill_load):\n1. demo [inject] — d (why)\n2. tools:fmt [weak] — f (why)"}]}
+{"session_id":"s1","cwd":"/a","tool_name":"mcp__ski__skill_load","tool_input":{"name":"demo"}}
+{"session_id":"s2","cwd":"/a","tool":"skill_load","args":{"name":"demo"}}
+`
+	var repeats []string
+	opts := ObserveOptions{Host: "claude", Catalog: func(string) ([]record.Skill, error) { return skills, nil },
+		Repeat: func(o Observation, sk record.Skill) { repeats = append(repeats, o.Session+" "+sk.ID) }}
+	if _, err := Observe(s, Input{R: strings.NewReader(strings.SplitAfter(in, "\n")[0] + strings.SplitAfter(in, "\n")[1])}, opts); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := s.Load("s1")
+	var events []string
+	for _, e := range l.Events() {
+		events = append(events, strings.TrimSpace(e.Kind+" "+e.ID+" "+string(e.Source)))
+	}
+	if strings.Join(events, ", ") != "search, found user/demo, found plugin/tools/fmt, load user/demo tool" {
+		t.Fatalf("events %q", strings.Join(events, ", "))
+	}
+	if len(repeats) != 0 {
+		t.Fatalf("a first load is a repeat: %v", repeats)
+	}
+	// Again in s1 (claude) and a first time in s2 (opencode's payload).
+	if _, err := Observe(s, Input{R: strings.NewReader(strings.SplitAfter(in, "\n")[1])}, opts); err != nil {
+		t.Fatal(err)
+	}
+	opts.Host = "opencode"
+	if _, err := Observe(s, Input{R: strings.NewReader(strings.SplitAfter(in, "\n")[2])}, opts); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(repeats, ",") != "s1 user/demo" {
+		t.Fatalf("repeats %v, want s1 user/demo", repeats)
+	}
+}
