@@ -81,7 +81,6 @@ func peakRSS(b *testing.B, pid int) int {
 	return 0
 }
 
-
 // BenchmarkMCPSearch10k is BenchmarkMCPSearch at 10,000 skills (ski-synth
 // from the shared corpus). Their vectors are hashed (type hashed), which
 // ranks as fast as real ones and builds in seconds; the queries go through

@@ -14,8 +14,10 @@ const statsDoc = `Usage: ski stats [--host claude|opencode] [--cwd DIR]
 
 Per skill, over every recorded session: how often ski injected it, how
 often the model followed by loading it, how often ski only suggested it
-and how often the model followed the suggestion, and how often the model or the user loaded it themselves (what
-ski-ledger stats counts). Then advice: a skill injected often and never
+and how often the model followed the suggestion, and how often the model or the user loaded it themselves, how often the
+model's skill_search found it and the model then loaded it, and its loads
+with skill_load (what ski-ledger stats counts); then the searches and
+loads of ski's tools in all. Then advice: a skill injected often and never
 followed has a description broader than its use (narrow it, or deny it in
 the config); a skill the model loaded without ski, or one of the
 project's skills no session used, needs the words people use for it in
@@ -59,6 +61,15 @@ func runStats(w *world, args []string) error {
 			rows = append(rows, s.Row("-"))
 		}
 		l.table(ledger.StatsColumns, rows)
+	}
+	if n := ledger.Searches(ledgers); n > 0 {
+		loads, foundLoaded := 0, 0
+		for _, s := range stats {
+			loads += s.ToolLoads
+			foundLoaded += s.FoundLoaded
+		}
+		l.add("")
+		l.add("the model's tools: %d searches (skill_search), %d loads with skill_load; %d times it loaded a skill a search had found", n, loads, foundLoaded)
 	}
 	var advice []string
 	reached := map[string]bool{}
@@ -154,6 +165,10 @@ func eventLabel(kind string) string {
 		return "invoked by the user"
 	case ledger.EventRearm:
 		return "compacted (re-armed)"
+	case ledger.EventSearch:
+		return "searched (skill_search)"
+	case ledger.EventFound:
+		return "found by the search"
 	}
 	return kind
 }

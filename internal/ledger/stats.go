@@ -19,6 +19,12 @@ type SkillStats struct {
 	SuggestionsFollowed int `json:"suggestions_followed"`
 	ModelLoaded         int `json:"model_loaded"` // times the model loaded it (followed or not)
 	UserInvoked         int `json:"user_invoked"` // times the user invoked it with /name
+	// ToolLoads counts the model's loads with skill_load (in ModelLoaded).
+	ToolLoads int `json:"tool_loads"`
+	// Found counts the skill_search results that named it; FoundLoaded the
+	// times the model loaded it after a search found it, in that session.
+	Found       int `json:"found"`
+	FoundLoaded int `json:"found_loaded"`
 }
 
 // Stats computes per-skill statistics from the event logs of ledgers. An
@@ -41,9 +47,13 @@ func Stats(ledgers []*Ledger) []SkillStats {
 		seen := map[string]bool{}
 		pending := map[string]bool{}   // injected, not yet followed
 		suggested := map[string]bool{} // suggested, not yet followed
+		found := map[string]bool{}     // found by a search, not yet loaded
 		for _, e := range l.events {
-			if e.Kind == EventRearm {
+			switch e.Kind {
+			case EventRearm:
 				pending, suggested = map[string]bool{}, map[string]bool{}
+				continue
+			case EventSearch:
 				continue
 			}
 			s := get(e.ID)
@@ -59,8 +69,18 @@ func Stats(ledgers []*Ledger) []SkillStats {
 			case EventSuggest:
 				s.Suggested++
 				suggested[e.ID] = true
+			case EventFound:
+				s.Found++
+				found[e.ID] = true
 			case EventLoad:
 				s.ModelLoaded++
+				if e.Source == SourceTool {
+					s.ToolLoads++
+				}
+				if found[e.ID] {
+					s.FoundLoaded++
+					delete(found, e.ID)
+				}
 				switch {
 				case pending[e.ID]:
 					s.Followed++
@@ -91,7 +111,8 @@ func Stats(ledgers []*Ledger) []SkillStats {
 }
 
 // StatsColumns head a table of SkillStats rows (Row).
-var StatsColumns = []string{"SKILL", "INJECTED", "FOLLOWED", "RATE", "SUGGESTED", "SUGGEST-FOLLOWED", "MODEL-LOADED", "USER-INVOKED", "SESSIONS"}
+var StatsColumns = []string{"SKILL", "INJECTED", "FOLLOWED", "RATE", "SUGGESTED", "SUGGEST-FOLLOWED", "MODEL-LOADED", "USER-INVOKED",
+	"FOUND", "FOUND-LOADED", "TOOL-LOADS", "SESSIONS"}
 
 // Row is s as a row under StatsColumns. notInjected, when not "", stands
 // for the follow rate of a skill never injected (else it reads 0%).
@@ -101,5 +122,19 @@ func (s SkillStats) Row(notInjected string) []string {
 		rate = notInjected
 	}
 	return []string{s.ID, fmt.Sprint(s.Injected), fmt.Sprint(s.Followed), rate, fmt.Sprint(s.Suggested),
-		fmt.Sprint(s.SuggestionsFollowed), fmt.Sprint(s.ModelLoaded), fmt.Sprint(s.UserInvoked), fmt.Sprint(s.Sessions)}
+		fmt.Sprint(s.SuggestionsFollowed), fmt.Sprint(s.ModelLoaded), fmt.Sprint(s.UserInvoked),
+		fmt.Sprint(s.Found), fmt.Sprint(s.FoundLoaded), fmt.Sprint(s.ToolLoads), fmt.Sprint(s.Sessions)}
+}
+
+// Searches counts the calls of skill_search in ledgers.
+func Searches(ledgers []*Ledger) int {
+	n := 0
+	for _, l := range ledgers {
+		for _, e := range l.events {
+			if e.Kind == EventSearch {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -33,3 +33,25 @@ func TestStats(t *testing.T) {
 		}
 	}
 }
+
+// A search's finds count per skill, and a load after one counts once as
+// found-then-loaded; skill_load loads count apart.
+func TestStatsOfTheModelsTools(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	l := New("s")
+	l.MarkSearched([]string{"a", "b"}, now)
+	l.MarkLoaded("a", SourceTool, now)
+	l.MarkLoaded("a", SourceModel, now)
+	l.MarkSearched([]string{"b"}, now)
+	stats := Stats([]*Ledger{l})
+	by := map[string]SkillStats{}
+	for _, s := range stats {
+		by[s.ID] = s
+	}
+	if a, b := by["a"], by["b"]; a.Found != 1 || a.FoundLoaded != 1 || a.ToolLoads != 1 || a.ModelLoaded != 2 || b.Found != 2 || b.FoundLoaded != 0 {
+		t.Fatalf("a %+v, b %+v", a, b)
+	}
+	if n := Searches([]*Ledger{l}); n != 2 {
+		t.Fatalf("searches %d, want 2", n)
+	}
+}
