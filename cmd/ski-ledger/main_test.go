@@ -531,7 +531,7 @@ func TestStatsSuggestedAndFollowed(t *testing.T) {
 	}
 	table := w.run("", "stats", "--table").stdout
 	if lines := strings.Split(table, "\n"); !strings.Contains(lines[0], "SUGGESTED  SUGGEST-FOLLOWED") ||
-		!strings.HasPrefix(lines[1], "demo") || len(strings.Fields(lines[1])) != 9 {
+		!strings.HasPrefix(lines[1], "demo") || len(strings.Fields(lines[1])) != 12 {
 		t.Errorf("table:\n%s", table)
 	}
 }

@@ -1,7 +1,6 @@
 package front
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -51,12 +50,7 @@ func runSearch(w *world, args []string) error {
 		rep.Hits = []skilltool.Hit{}
 	}
 	if *asJSON {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w.env.Stdout, "%s\n", b)
-		return err
+		return w.printJSON(rep)
 	}
 	l := &lines{}
 	if len(rep.Hits) == 0 {

@@ -88,12 +88,7 @@ func runWhy(w *world, args []string) error {
 		return err
 	}
 	if *asJSON {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w.env.Stdout, "%s\n", b)
-		return err
+		return w.printJSON(rep)
 	}
 	return writeWhy(w.env.Stdout, rep)
 }
@@ -237,6 +232,16 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// printJSON prints v as indented JSON: what --json prints.
+func (w *world) printJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w.env.Stdout, "%s\n", b)
+	return err
 }
 
 // cut shortens output quoted in an error.
