@@ -8,8 +8,10 @@
 package environ
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/skill-inject/ski/internal/xdg"
@@ -39,6 +41,8 @@ var Variables = []Variable{
 	{Name: "SKI_DEBUG", Meaning: "1: a hook says on stderr why it printed nothing", Shell: true, Setting: true},
 	{Name: "CLAUDE_CONFIG_DIR", Meaning: "Claude Code's config folder, instead of ~/.claude", Setting: true},
 	{Name: "OPENCODE_CONFIG_DIR", Meaning: "an extra opencode config folder", Setting: true},
+	{Name: "ANTHROPIC_MODEL", Meaning: "the model Claude Code runs, for the budget of its skill listing", Setting: true},
+	{Name: "SLASH_COMMAND_TOOL_CHAR_BUDGET", Meaning: "the budget of Claude Code's skill listing, in characters", Setting: true},
 	{Name: "HOME", Meaning: "the user's home"},
 	{Name: "XDG_CONFIG_HOME", Meaning: "config (ski's config.toml, opencode's plugin)"},
 	{Name: "XDG_DATA_HOME", Meaning: "models, runtime, installed binaries"},
@@ -79,6 +83,12 @@ type Env struct {
 	// variables when absolute, else "".
 	ClaudeConfigDir   string
 	OpencodeConfigDir string
+	// ClaudeModel is $ANTHROPIC_MODEL, the model Claude Code runs when
+	// no flag says otherwise.
+	ClaudeModel string
+	// ListingBudget is $SLASH_COMMAND_TOOL_CHAR_BUDGET as a number (0:
+	// unset or not a number): the budget of Claude Code's skill listing.
+	ListingBudget float64
 	// Roots are the entries of $SKI_ROOTS, as given (package scan checks
 	// them).
 	Roots []string
@@ -136,6 +146,10 @@ func Parse(vars []string) Env {
 	e.LibraryPath = filepath.SplitList(get("LD_LIBRARY_PATH"))
 	e.ClaudeConfigDir = abs(get("CLAUDE_CONFIG_DIR"))
 	e.OpencodeConfigDir = abs(get("OPENCODE_CONFIG_DIR"))
+	e.ClaudeModel = strings.TrimSpace(get("ANTHROPIC_MODEL"))
+	if f, err := strconv.ParseFloat(strings.TrimSpace(get("SLASH_COMMAND_TOOL_CHAR_BUDGET")), 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		e.ListingBudget = f
+	}
 	for _, r := range filepath.SplitList(get("SKI_ROOTS")) {
 		if r = strings.TrimSpace(r); r != "" {
 			e.Roots = append(e.Roots, r)

@@ -5,9 +5,11 @@
 package hostconf
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 )
@@ -105,6 +107,18 @@ func (c Claude) Override(invoke string) string {
 		return v
 	}
 	return "on"
+}
+
+// Score is Claude Code's usage score of the skill listed as name: how often
+// it was used, halved for every week since its last use, never below a
+// tenth of the count; 0 for a skill never used.
+func (c Claude) Score(name string, now time.Time) float64 {
+	u, ok := c.Usage[name]
+	if !ok {
+		return 0
+	}
+	days := (float64(now.UnixMilli()) - u.LastUsed) / 86_400_000
+	return u.Count * math.Max(math.Pow(0.5, days/7), 0.1)
 }
 
 // HiddenFromModel reports whether the settings keep the skill from the

@@ -83,6 +83,9 @@ type Skill struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	// WhenToUse is the frontmatter's when_to_use, which Claude Code lists
+	// after the description.
+	WhenToUse string `json:"when_to_use,omitempty"`
 	// Invoke is the name the host invokes the skill by ("plugin:skill" for
 	// plugin skills, the name otherwise).
 	Invoke string `json:"invoke"`
@@ -190,4 +193,8 @@ type Selection struct {
 	Candidate
 	Decision string `json:"decision"`
 	Reason   string `json:"reason"`
+	// Shown is how the host's skill listing shows the skill to the model
+	// in this session: "full", "cut", "bare" (its name alone) or "absent"
+	// (not listed); "" when not known.
+	Shown string `json:"shown,omitempty"`
 }

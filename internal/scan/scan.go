@@ -201,6 +201,7 @@ func load(o Options, r Root, h hit) (record.Skill, error) {
 		ID:                     h.id,
 		Name:                   doc.Name,
 		Description:            doc.Description,
+		WhenToUse:              doc.WhenToUse,
 		Invoke:                 invoke,
 		Path:                   h.path,
 		Dir:                    dirOf(h.path),

@@ -27,6 +27,9 @@ type Frontmatter struct {
 	// name of the directory holding the SKILL.md.
 	NameFromDir bool
 	Description string
+	// WhenToUse is when_to_use, which Claude Code lists after the
+	// description ("" when absent).
+	WhenToUse string
 
 	Keywords []string
 	Aliases  []string
@@ -231,6 +234,9 @@ func decode(path string, fm []byte) (Frontmatter, error) {
 	if meta.Description == "" {
 		return meta, errorf(path, fields["description"].Line+1, "empty description")
 	}
+
+	// A when_to_use that is not text is not ski's to refuse.
+	meta.WhenToUse, _ = str(path, fields, "when_to_use")
 
 	var metadata map[string]*yaml.Node
 	if n := fields["metadata"]; n != nil && n.Kind == yaml.MappingNode {

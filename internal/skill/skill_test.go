@@ -269,3 +269,15 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("a file exactly at the cap: %v", err)
 	}
 }
+
+// when_to_use is read as text, and one that is not text is no error.
+func TestParseWhenToUse(t *testing.T) {
+	doc, err := Parse("/s/x/SKILL.md", []byte("---\nname: x\ndescription: d\nwhen_to_use: after a deploy\n---\nbody\n"))
+	if err != nil || doc.WhenToUse != "after a deploy" {
+		t.Errorf("when_to_use %q: %v", doc.WhenToUse, err)
+	}
+	doc, err = Parse("/s/x/SKILL.md", []byte("---\nname: x\ndescription: d\nwhen_to_use: [a, b]\n---\nbody\n"))
+	if err != nil || doc.WhenToUse != "" {
+		t.Errorf("a list: %q: %v", doc.WhenToUse, err)
+	}
+}

@@ -1,0 +1,38 @@
+package listing
+
+import (
+	"cmp"
+	"time"
+
+	"github.com/skill-inject/ski/internal/config"
+	"github.com/skill-inject/ski/internal/environ"
+	"github.com/skill-inject/ski/internal/hostconf"
+	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/scan"
+)
+
+// For works out what host shows the model of the skills ski finds for it
+// from the project in cwd. For Claude Code the budget is model's; with
+// model "" it is $ANTHROPIC_MODEL's, else the settings' model's, else the
+// smallest any model gets.
+func For(env environ.Env, cfg config.Config, host, cwd, model string, now time.Time, warn func(string)) (Listing, error) {
+	o := scan.ForDir(env, cfg, host, cwd, warn)
+	res, err := scan.Scan(o)
+	if err != nil {
+		return Listing{}, err
+	}
+	if host == record.HostOpencode {
+		return Opencode(res.Skills), nil
+	}
+	conf := hostconf.ReadClaude(env.ClaudeDir(), hostconf.GlobalFile(env.Home, env.ClaudeConfigDir), cwd)
+	// Claude Code's own folders, whatever SKI_ROOTS says.
+	o.Roots = nil
+	var folders []string
+	for _, r := range scan.Roots(o) {
+		if r.Scope == record.ScopeUser || r.Scope == record.ScopeProject {
+			folders = append(folders, r.Path)
+		}
+	}
+	return Claude(ClaudeInput{Skills: res.Skills, Folders: folders, Conf: conf,
+		Model: cmp.Or(model, env.ClaudeModel, conf.Model), Override: env.ListingBudget, Now: now}), nil
+}
