@@ -138,6 +138,12 @@ ski_session_start() {
 	# the background and, when it is missing, stale or damaged, built by a
 	# detached builder at idle priority: neither is on the hook's clock.
 	printf '%s\n' "$ski_payload" | ski-embed --refresh --background --host "$SKI_HOST" >/dev/null 3>&- &
+	# What Claude Code's skill listing shows of each skill (it has a
+	# budget) is worked out in the background too, and kept in the
+	# session's ledger for the prompts.
+	if [ "$SKI_HOST" = claude ]; then
+		printf '%s\n' "$ski_payload" | ski-ledger listing --host claude >/dev/null 3>&- &
+	fi
 }
 
 ski_main() {

@@ -9,6 +9,7 @@ Usage:
 	ski-ledger record  [--state-dir DIR] [--max-line N]
 	ski-ledger observe --host claude|opencode [--reply] [--verbose] [--state-dir DIR] [--max-line N]
 	ski-ledger rearm   [--session ID] [--verbose] [--state-dir DIR] [--max-line N]
+	ski-ledger listing --host claude|opencode [--verbose] [--state-dir DIR] [--max-line N]
 	ski-ledger show    [--session ID] [--state-dir DIR]
 	ski-ledger stats   [--table] [--state-dir DIR]
 	ski-ledger gc      [--older-than 720h] [--verbose] [--state-dir DIR]
@@ -26,7 +27,8 @@ id's SHA-256. A ledger holds:
 	{"version":1,"session_id":"…",
 	 "loaded":{"SKILL-ID":{"source":"ski|model|tool|user","at":"RFC 3339","count":N}},
 	 "suggested":{"SKILL-ID":"RFC 3339"},
-	 "events":[{"at":"…","event":"inject|suggest|load|host-load|rearm|search|found","id":"…","source":"…"}],
+	 "listing":{"model":"…","budget":N,"states":{"SKILL-ID":"cut|bare|absent"}},
+	 "events":[{"at":"…","event":"inject|suggest|load|host-load|rearm|search|found|listing","id":"…","source":"…"}],
 	 "updated":"RFC 3339"}
 
 Source ski means ski injected the skill, model that the model loaded it
@@ -37,7 +39,9 @@ source and time; count says how often it was marked since the last rearm.
 Suggested skills were named in ski's suggestion line: they are not in
 context, and a suggested skill can still be injected later, once. The
 events list (at most 500, oldest dropped first) keeps the history for
-statistics. Ledgers written before suggestions had their own band, with
+statistics. The listing, written at session start (see Listing), says how
+the host lists the skills it does not show the model whole. Ledgers
+written before suggestions had their own band, with
 "recommended" and "recommend" events, are read as "suggested" and
 "suggest".
 
@@ -114,6 +118,21 @@ skills (the compaction dropped them from context), logging a rearm event.
 Other sources (startup, resume, clear) change nothing. With --session ID it
 rearms that session without reading stdin. Rearm writes nothing on stdout.
 
+# Listing
+
+	ski-ledger listing --host claude|opencode [--verbose] [--state-dir DIR] [--max-line N]
+
+Listing reads session-start payloads on stdin ({"session_id","cwd",
+"model"?,...}), works out what the host lists of each skill ski finds for
+it from cwd (see ski doctor: its description whole or cut, its bare name,
+or nothing), and keeps the skills not shown whole in the session's
+ledger, with a "listing" event, for ski-select to read on every prompt.
+Claude Code lists skills under a budget of characters that depends on the
+model: the payload's model, else $ANTHROPIC_MODEL, else the settings'
+model, else the smallest budget of any model. opencode shows every skill
+whole. It scans the skill folders, so the session-start hook runs it in
+the background. Listing writes nothing on stdout.
+
 # Show
 
 	ski-ledger show [--session ID] [--state-dir DIR]
@@ -160,6 +179,7 @@ Claude Code hooks:
 
 	PostToolUse (Read, Skill, ski's tools):  ski-ledger observe --host claude --reply
 	SessionStart (matcher "compact"):    ski-ledger rearm
+	SessionStart (in the background):    ski-ledger listing --host claude
 
 Looking at a session:
 

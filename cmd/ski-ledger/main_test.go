@@ -472,8 +472,8 @@ func TestUsage(t *testing.T) {
 		code int
 		want string // in stderr, or stdout for exit 0
 	}{
-		{nil, 2, "missing subcommand (want record, observe, rearm, show, stats, gc)"},
-		{[]string{"frob"}, 2, `unknown subcommand "frob" (want record, observe, rearm, show, stats, gc)`},
+		{nil, 2, "missing subcommand (want record, observe, rearm, listing, show, stats, gc)"},
+		{[]string{"frob"}, 2, `unknown subcommand "frob" (want record, observe, rearm, listing, show, stats, gc)`},
 		{[]string{"record", "extra"}, 2, `record: unexpected argument "extra"`},
 		{[]string{"record", "--bogus"}, 2, "flag provided but not defined: -bogus"},
 		{[]string{"--help"}, 0, "Ski-ledger keeps"},
@@ -533,5 +533,42 @@ func TestStatsSuggestedAndFollowed(t *testing.T) {
 	if lines := strings.Split(table, "\n"); !strings.Contains(lines[0], "SUGGESTED  SUGGEST-FOLLOWED") ||
 		!strings.HasPrefix(lines[1], "demo") || len(strings.Fields(lines[1])) != 12 {
 		t.Errorf("table:\n%s", table)
+	}
+}
+
+// TestListing works out Claude Code's listing at session start: with the
+// budget of SLASH_COMMAND_TOOL_CHAR_BUDGET, the user's two skills past
+// it are bare names; under the payload's model's budget they are shown
+// whole; a skill the model may not invoke is absent.
+func TestListing(t *testing.T) {
+	w := newWorld(t)
+	skills := filepath.Join(w.home, ".claude", "skills")
+	for name, extra := range map[string]string{"alpha": "", "beta": "", "gamma": "disable-model-invocation: true\n"} {
+		os.MkdirAll(filepath.Join(skills, name), 0o755)
+		os.WriteFile(filepath.Join(skills, name, "SKILL.md"), []byte("---\nname: "+name+"\ndescription: Does "+name+" things well.\n"+extra+"---\nBody.\n"), 0o644)
+	}
+	project := filepath.Join(w.home, "p")
+	os.MkdirAll(project, 0o755)
+	w.vars["SLASH_COMMAND_TOOL_CHAR_BUDGET"] = "10"
+	r := w.run(payload(map[string]any{"session_id": "s", "cwd": project, "source": "startup"})+"\n", "listing", "--host", "claude")
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("%+v", r)
+	}
+	l := w.load("s")
+	for id, want := range map[string]string{"alpha": "bare", "beta": "bare", "gamma": "absent"} {
+		if got := l.Shown(id); got != want {
+			t.Errorf("at 10 characters, %s: %q, want %q", id, got, want)
+		}
+	}
+	delete(w.vars, "SLASH_COMMAND_TOOL_CHAR_BUDGET")
+	r = w.run(payload(map[string]any{"session_id": "s", "cwd": project, "source": "compact", "model": "claude-sonnet-4-5"})+"\n", "listing", "--host", "claude", "--verbose")
+	if r.code != 0 || !strings.Contains(r.stderr, `session "s": budget 8000 (claude-sonnet-4-5): 1 skills not shown whole`) {
+		t.Fatalf("%+v", r)
+	}
+	if got := w.load("s").Shown("alpha"); got != "full" {
+		t.Errorf("at 8000 characters, alpha: %q", got)
+	}
+	if r := w.run("{}\n", "listing"); r.code != 2 {
+		t.Errorf("no --host: %+v", r)
 	}
 }

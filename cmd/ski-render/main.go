@@ -43,6 +43,10 @@ func run(env cli.Env) error {
 			return s, err
 		},
 		ReadBody: skill.ReadBodyAndFiles,
-		MaxLine:  *maxLine,
+		Describe: func(path string) string {
+			d, _ := skill.ReadDescription(path)
+			return d
+		},
+		MaxLine: *maxLine,
 	}, env.Stdin, env.Stdout)
 }

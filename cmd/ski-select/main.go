@@ -60,3 +60,5 @@ func (s seen) Loaded(id string) (string, bool) {
 }
 
 func (s seen) Suggested(id string) bool { return s.l.Suggested(id) }
+
+func (s seen) Shown(id string) string { return s.l.Shown(id) }

@@ -22,3 +22,17 @@ func TestFences(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+func TestShort(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"a  b\n c", 10, "a b c"}, {"one two three", 9, "one two…"}, {"abc, def", 5, "abc…"}, {"東京都", 2, "東…"},
+	} {
+		if got := Short(tt.s, tt.n); got != tt.want {
+			t.Errorf("Short(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/skill-inject/ski/internal/cli"
+	textcut "github.com/skill-inject/ski/internal/cut"
 	"github.com/skill-inject/ski/internal/skillfind"
 	"github.com/skill-inject/ski/internal/skilltool"
 )
@@ -59,7 +60,7 @@ func runSearch(w *world, args []string) error {
 		l.add("ranked with %s for %s in %s", rep.Model, rep.Host, rep.Cwd)
 		var rows [][]string
 		for i, h := range rep.Hits {
-			rows = append(rows, []string{fmt.Sprint(i + 1), h.Name, h.Band, fmt.Sprintf("%.3f", h.Score), skilltool.Short(h.Description, 60), h.Why})
+			rows = append(rows, []string{fmt.Sprint(i + 1), h.Name, h.Band, fmt.Sprintf("%.3f", h.Score), textcut.Short(h.Description, 60), h.Why})
 		}
 		l.table([]string{"RANK", "SKILL", "BAND", "SCORE", "DESCRIPTION", "WHY"}, rows)
 	}

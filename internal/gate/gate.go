@@ -49,6 +49,12 @@ type Seen interface {
 	Suggested(id string) bool
 }
 
+// Listed is a Seen that also knows how the host lists each skill to the
+// model in the session (ledger.Ledger.Shown).
+type Listed interface {
+	Shown(id string) string
+}
+
 // Options configure a run.
 type Options struct {
 	// Settings returns the settings for a query's model and directory.
@@ -97,7 +103,15 @@ func (o Options) decide(cands []record.Candidate) ([]record.Selection, error) {
 			return nil, fmt.Errorf("session %q: %w", first.SessionID, err)
 		}
 	}
-	return Decide(cands, set, seen), nil
+	sels := Decide(cands, set, seen)
+	if l, ok := seen.(Listed); ok {
+		for i, s := range sels {
+			if s.Decision == record.DecisionInject || s.Decision == record.DecisionSuggest {
+				sels[i].Shown = l.Shown(s.ID)
+			}
+		}
+	}
+	return sels, nil
 }
 
 // Decide applies the gates to one query's candidates, given in rank order,

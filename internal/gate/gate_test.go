@@ -270,3 +270,42 @@ func TestJudgedBands(t *testing.T) {
 		t.Errorf("unjudged candidate: %s, want %s", band, BandSuggest)
 	}
 }
+
+type listedSeen struct {
+	fakeSeen
+	shown map[string]string
+}
+
+func (l listedSeen) Lookup(string) (Seen, error) { return l, nil }
+func (l listedSeen) Shown(id string) string      { return l.shown[id] }
+
+// A session that knows how the host lists its skills passes that on with
+// each skill injected or suggested.
+func TestShownFromTheSession(t *testing.T) {
+	seen := listedSeen{shown: map[string]string{"a": "bare", "b": "absent", "c": "bare"}}
+	var in bytes.Buffer
+	for _, c := range []record.Candidate{cand("a", 0.9, nil), cand("b", 0.45, nil), cand("c", 0.1, nil)} {
+		c.TopScore = 0.9
+		b, _ := json.Marshal(c)
+		in.Write(append(b, '\n'))
+	}
+	var out bytes.Buffer
+	set := base
+	set.ScoreMargin = 1
+	o := Options{Settings: func(string, string) (Settings, error) { return set, nil }, Sessions: seen, All: true}
+	if err := Run(o, &in, &out); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var s record.Selection
+		json.Unmarshal([]byte(line), &s)
+		got[s.ID] = s.Decision + " " + s.Shown
+	}
+	want := map[string]string{"a": "inject bare", "b": "suggest absent", "c": "drop "}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: %q, want %q", id, got[id], w)
+		}
+	}
+}

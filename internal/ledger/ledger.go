@@ -45,6 +45,7 @@ const (
 	EventRearm    = "rearm"     // the session was compacted; all cleared
 	EventSearch   = "search"    // the model called skill_search (no ID)
 	EventFound    = "found"     // a skill skill_search returned
+	EventListing  = "listing"   // what the host lists was worked out (no ID)
 )
 
 // eventRecommend is what ledgers written before the suggestion band called
@@ -77,8 +78,20 @@ type Ledger struct {
 	session   string
 	loaded    map[string]Entry
 	suggested map[string]time.Time
+	listing   *Listing
 	events    []Event
 	updated   time.Time
+}
+
+// Listing is what the host shows the model of the skills in the session's
+// skill listing, worked out at session start (package listing) for the
+// prompts to read: the skills it does not show whole.
+type Listing struct {
+	Model  string `json:"model,omitempty"` // "" when none was known
+	Budget int    `json:"budget"`          // characters; 0: no budget
+	// States are the skills' states other than "full", by id: "cut",
+	// "bare" or "absent".
+	States map[string]string `json:"states"`
 }
 
 // New returns an empty ledger for session.
@@ -167,6 +180,25 @@ func (l *Ledger) MarkSearched(found []string, now time.Time) {
 	}
 }
 
+// SetListing keeps what the host lists for the prompts of the session.
+func (l *Ledger) SetListing(x Listing, now time.Time) {
+	now = stamp(now)
+	l.listing = &x
+	l.log(Event{At: now, Kind: EventListing})
+}
+
+// Shown is how the host lists skill id to the model: "full", "cut",
+// "bare" or "absent"; "" when the session's listing is not known.
+func (l *Ledger) Shown(id string) string {
+	if l.listing == nil {
+		return ""
+	}
+	if s, ok := l.listing.States[id]; ok {
+		return s
+	}
+	return "full"
+}
+
 // HasBody reports whether the session has skill id's instructions already,
 // since the last rearm: the model or the user loaded it through the host
 // (an injection may have been only a directive to load it).
@@ -205,6 +237,7 @@ type file struct {
 	// Recommended is what ledgers written before the suggestion band
 	// called Suggested; it is read, never written.
 	Recommended map[string]time.Time `json:"recommended,omitempty"`
+	Listing     *Listing             `json:"listing,omitempty"`
 	Events      []Event              `json:"events"`
 	Updated     time.Time            `json:"updated"`
 }
@@ -216,6 +249,7 @@ func (l *Ledger) MarshalJSON() ([]byte, error) {
 		SessionID: l.session,
 		Loaded:    l.loaded,
 		Suggested: l.suggested,
+		Listing:   l.listing,
 		Events:    l.events,
 		Updated:   l.updated,
 	}
@@ -268,6 +302,7 @@ func decode(data []byte) (*Ledger, error) {
 		session:   f.SessionID,
 		loaded:    f.Loaded,
 		suggested: f.Suggested,
+		listing:   f.Listing,
 		events:    f.Events,
 		updated:   f.Updated,
 	}

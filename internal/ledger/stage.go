@@ -25,6 +25,8 @@ type Mark struct {
 	Source Source
 	// Found are the skills an EventSearch returned, best first.
 	Found []string
+	// Listing is what an EventListing keeps.
+	Listing *Listing
 }
 
 // apply makes the change on l.
@@ -42,6 +44,11 @@ func (m Mark) apply(l *Ledger, now time.Time) error {
 		l.MarkSuggested(m.ID, now)
 	case EventRearm:
 		l.Rearm(now)
+	case EventListing:
+		if m.Listing == nil {
+			return fmt.Errorf("a listing mark without its listing")
+		}
+		l.SetListing(*m.Listing, now)
 	default:
 		return fmt.Errorf("unknown ledger event %q", m.Event)
 	}
@@ -234,6 +241,33 @@ func RearmPayloads(s *Store, in Input) ([]Mark, error) {
 			return nil, r.Errorf("compact payload has no session_id")
 		}
 		return &Mark{Session: session, Event: EventRearm}, nil
+	})
+}
+
+// ListingPayloads reads host session-start payloads, one per line
+// ({"session_id", "cwd", "model"?, ...}), works out each session's listing
+// with listing (given the payload's cwd and model, "" when it has none)
+// and keeps it in the session's ledger. It returns the marks it applied.
+func ListingPayloads(s *Store, in Input, listing func(cwd, model string) (Listing, error)) ([]Mark, error) {
+	return s.markEach(in, func(r *ndjson.Reader, line []byte) (*Mark, error) {
+		var p struct {
+			SessionID  string `json:"session_id"`
+			SessionID2 string `json:"sessionID"`
+			Cwd        string `json:"cwd"`
+			Model      string `json:"model"`
+		}
+		if err := json.Unmarshal(line, &p); err != nil {
+			return nil, r.Errorf("decode payload: %w", err)
+		}
+		session := cmp.Or(p.SessionID, p.SessionID2)
+		if session == "" {
+			return nil, r.Errorf("payload has no session_id")
+		}
+		x, err := listing(p.Cwd, p.Model)
+		if err != nil {
+			return nil, r.Errorf("%w", err)
+		}
+		return &Mark{Session: session, Event: EventListing, Listing: &x}, nil
 	})
 }
 

@@ -363,3 +363,35 @@ func TestObserveSkiTools(t *testing.T) {
 		t.Fatalf("repeats %v, want s1 user/demo", repeats)
 	}
 }
+
+// The listing worked out at session start is kept in the session's ledger
+// (written and read back) for the prompts: a skill it does not name is
+// shown whole; a session without one knows nothing; a rearm keeps it.
+func TestListingPayloads(t *testing.T) {
+	s, _ := testStore(t)
+	in := `{"session_id":"s1","cwd":"/p","source":"startup"}
+{"sessionID":"o1","cwd":"/q","model":"claude-opus-4-7"}
+`
+	var asked []string
+	marks, err := ListingPayloads(s, Input{R: strings.NewReader(in)}, func(cwd, model string) (Listing, error) {
+		asked = append(asked, cwd+" "+model)
+		return Listing{Model: model, Budget: 6000, States: map[string]string{"a": "bare", "b": "absent"}}, nil
+	})
+	if err != nil || len(marks) != 2 || strings.Join(asked, ",") != "/p ,/q claude-opus-4-7" {
+		t.Fatalf("marks %+v, asked %q: %v", marks, asked, err)
+	}
+	s.Update("s1", func(l *Ledger) error { l.Rearm(t0); return nil })
+	l, _ := s.Load("s1")
+	for id, want := range map[string]string{"a": "bare", "b": "absent", "c": "full"} {
+		if got := l.Shown(id); got != want {
+			t.Errorf("s1 %s: %q, want %q", id, got, want)
+		}
+	}
+	if l, _ := s.Load("other"); l.Shown("a") != "" {
+		t.Errorf("a session without a listing: %q", l.Shown("a"))
+	}
+	if _, err := ListingPayloads(s, Input{R: strings.NewReader(`{"cwd":"/p"}`)}, nil); err == nil ||
+		!strings.Contains(err.Error(), "line 1: payload has no session_id") {
+		t.Errorf("err = %v", err)
+	}
+}

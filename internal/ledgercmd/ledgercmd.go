@@ -19,6 +19,7 @@ import (
 	"github.com/skill-inject/ski/internal/cli"
 	"github.com/skill-inject/ski/internal/config"
 	"github.com/skill-inject/ski/internal/ledger"
+	"github.com/skill-inject/ski/internal/listing"
 	"github.com/skill-inject/ski/internal/ndjson"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
@@ -38,6 +39,7 @@ var subcommands = []struct {
 	{"record", "Record", runRecord},
 	{"observe", "Observe", runObserve},
 	{"rearm", "Rearm", runRearm},
+	{"listing", "Listing", runListing},
 	{"show", "Show", runShow},
 	{"stats", "Stats", runStats},
 	{"gc", "GC", runGC},
@@ -127,12 +129,8 @@ func runObserve(env cli.Env, fs *flag.FlagSet, c *common) error {
 	if err := parse(fs, env); err != nil {
 		return err
 	}
-	switch *host {
-	case record.HostClaude, record.HostOpencode:
-	case "":
-		return cli.Usagef("observe: --host is required (%s or %s)", record.HostClaude, record.HostOpencode)
-	default:
-		return cli.Usagef("observe: unknown --host %q (want %s or %s)", *host, record.HostClaude, record.HostOpencode)
+	if err := checkHost("observe", *host); err != nil {
+		return err
 	}
 	o := ledger.ObserveOptions{Host: *host, Catalog: catalog(env, *host, c.warn)}
 	var repeats []string
@@ -152,6 +150,29 @@ func runObserve(env cli.Env, fs *flag.FlagSet, c *common) error {
 		c.logf("observe: %s", summary(marks, "loaded by the model"))
 	}
 	return nil
+}
+
+// checkHost checks a subcommand's --host.
+func checkHost(sub, host string) error {
+	switch host {
+	case record.HostClaude, record.HostOpencode:
+		return nil
+	case "":
+		return cli.Usagef("%s: --host is required (%s or %s)", sub, record.HostClaude, record.HostOpencode)
+	}
+	return cli.Usagef("%s: unknown --host %q (want %s or %s)", sub, host, record.HostClaude, record.HostOpencode)
+}
+
+// workDir is a payload's cwd made absolute; "" is the current directory.
+func workDir(cwd string) (string, error) {
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("current directory: %w", err)
+		}
+		cwd = wd
+	}
+	return filepath.Abs(cwd)
 }
 
 // writeRepeat prints the payload that makes the host give the model a
@@ -177,14 +198,7 @@ func writeRepeat(env cli.Env, host, name string) error {
 // the same options ski-scan takes from the environment and the config.
 func catalog(env cli.Env, host string, warn func(string)) func(cwd string) ([]record.Skill, error) {
 	return func(cwd string) ([]record.Skill, error) {
-		if cwd == "" {
-			wd, err := os.Getwd()
-			if err != nil {
-				return nil, fmt.Errorf("current directory: %w", err)
-			}
-			cwd = wd
-		}
-		cwd, err := filepath.Abs(cwd)
+		cwd, err := workDir(cwd)
 		if err != nil {
 			return nil, err
 		}
@@ -237,6 +251,45 @@ func runRearm(env cli.Env, fs *flag.FlagSet, c *common) error {
 			c.logf("rearm: nothing to rearm")
 		} else {
 			c.logf("rearm: rearmed %s", strings.Join(sessions, ", "))
+		}
+	}
+	return nil
+}
+
+func runListing(env cli.Env, fs *flag.FlagSet, c *common) error {
+	host := fs.String("host", "", "the host the payloads come from: `claude|opencode`")
+	verbose := fs.Bool("verbose", false, "print a summary line on stderr")
+	maxLine := fs.Int("max-line", ndjson.DefaultMaxLine, "fail on an input line longer than `N` bytes")
+	if err := parse(fs, env); err != nil {
+		return err
+	}
+	if err := checkHost("listing", *host); err != nil {
+		return err
+	}
+	work := func(cwd, model string) (ledger.Listing, error) {
+		dir, err := workDir(cwd)
+		if err != nil {
+			return ledger.Listing{}, err
+		}
+		l, err := listing.For(env.Environ, config.Load(env.Environ.Dirs.Config, dir, c.warn), *host, dir, model, time.Now(), c.warn)
+		if err != nil {
+			return ledger.Listing{}, err
+		}
+		x := ledger.Listing{Model: l.Model, Budget: l.Budget, States: map[string]string{}}
+		for _, s := range l.Skills {
+			if s.ID != "" && s.State != listing.Full {
+				x.States[s.ID] = s.State
+			}
+		}
+		return x, nil
+	}
+	marks, err := ledger.ListingPayloads(c.store(), input(env, *maxLine), work)
+	if err != nil {
+		return err
+	}
+	if *verbose {
+		for _, m := range marks {
+			c.logf("listing: session %q: budget %d (%s): %d skills not shown whole", m.Session, m.Listing.Budget, m.Listing.Model, len(m.Listing.States))
 		}
 	}
 	return nil

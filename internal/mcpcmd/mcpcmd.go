@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skill-inject/ski/internal/cli"
+	"github.com/skill-inject/ski/internal/cut"
 	"github.com/skill-inject/ski/internal/install"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/settings"
@@ -105,7 +106,7 @@ func (t *tools) search(ctx context.Context, _ *mcp.CallToolRequest, in skilltool
 	if err != nil {
 		return failed(fmt.Sprintf("ski: the search failed: %v", err)), nil, nil
 	}
-	return text(skilltool.FormatHits(skilltool.Short(in.Query, 200), res.Hits, res.Note)), nil, nil
+	return text(skilltool.FormatHits(cut.Short(in.Query, 200), res.Hits, res.Note)), nil, nil
 }
 
 func (t *tools) load(ctx context.Context, _ *mcp.CallToolRequest, in skilltool.LoadArgs) (*mcp.CallToolResult, any, error) {

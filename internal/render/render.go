@@ -31,8 +31,17 @@ type Options struct {
 	// ReadBody returns a skill's body (its SKILL.md without frontmatter) and
 	// the files bundled beside it.
 	ReadBody func(path, dir string) (body string, files []string, err error)
+	// Describe returns the description of the skill at path ("" when it
+	// cannot be read), for the skills the host lists by name alone; nil:
+	// none is added.
+	Describe func(path string) string
 	MaxLine  int
 }
+
+// MaxBrief is the longest description, in characters, a directive or the
+// suggestion line adds for a skill the host's listing shows as a bare
+// name.
+const MaxBrief = 150
 
 // Run reads selection records and writes one payload per query that has
 // something to inject or suggest.
@@ -166,14 +175,16 @@ func (o Options) text(inject, suggest []record.Selection, set Settings) (string,
 		// A skill the model may not invoke (disable-model-invocation) only
 		// gets here when the user named it: a directive to load it with the
 		// Skill tool would ask for what the host refuses, so it comes as
-		// its body.
+		// its body; and so does one the host does not list at all, which
+		// its skill tool does not know.
 		var bodies []record.Selection
 		for _, s := range inject {
-			if s.DisableModelInvocation {
+			if s.DisableModelInvocation || s.Shown == "absent" {
 				bodies = append(bodies, s)
 				continue
 			}
 			b.WriteString(o.directive(s, set.Strength))
+			b.WriteString(o.brief(s, " "))
 			b.WriteString("\n")
 		}
 		if err := o.bodies(&b, bodies, set.CharBudget); err != nil {
@@ -182,8 +193,28 @@ func (o Options) text(inject, suggest []record.Selection, set Settings) (string,
 	}
 	if len(suggest) > 0 {
 		b.WriteString(o.suggestLine(suggest))
+		for _, s := range suggest {
+			b.WriteString(o.brief(s, "\n- "))
+		}
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// brief is what the model is told of a skill its skill listing does not
+// describe, after sep: for a bare name its description, cut to MaxBrief;
+// for a skill not listed at all, also where to read it. "" for the rest.
+func (o Options) brief(s record.Selection, sep string) string {
+	if (s.Shown != "bare" && s.Shown != "absent") || o.Describe == nil {
+		return ""
+	}
+	desc := cut.Short(o.Describe(s.Path), MaxBrief)
+	if s.Shown == "absent" {
+		return fmt.Sprintf("%s%q is not in the %s tool's list: read %s to load it. %s", sep, s.Invoke, o.tool(), s.Path, desc)
+	}
+	if desc == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s%q (your skill list shows its name only): %s", sep, s.Invoke, desc)
 }
 
 // MaxSuggestLine is the longest suggestion line, in characters.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/skill-inject/ski/internal/cut"
 	"github.com/skill-inject/ski/internal/record"
 )
 
@@ -210,5 +211,47 @@ func TestBodyAttributesEscaped(t *testing.T) {
 	ctx := p.HookSpecificOutput.AdditionalContext
 	if want := `<skill name="a" path="/skills/&quot;q&quot; &lt;x&gt; &amp; y/SKILL.md">`; !strings.Contains(ctx, want) {
 		t.Errorf("context %s\nwant %s", ctx, want)
+	}
+}
+
+// A skill the host lists by name alone gets a short description in its
+// directive and after the suggestion line; one it does not list at all
+// comes as its body when injected, and with its file when suggested; a
+// skill listed whole gets nothing more.
+func TestShownAsBareName(t *testing.T) {
+	o := opts("claude", Settings{Mode: "directive", Strength: "auto", CharBudget: 1000})
+	long := strings.Repeat("Cleans messy tables of data. ", 20)
+	o.Describe = func(path string) string { return long + path }
+	bare, absent, full, sug := sel("bare", "inject"), sel("absent", "inject"), sel("full", "inject"), sel("hint", "suggest")
+	bare.Shown, absent.Shown, full.Shown, sug.Shown = "bare", "absent", "full", "bare"
+	var p ClaudePayload
+	if err := json.Unmarshal([]byte(run(t, o, bare, absent, full, sug)), &p); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(p.HookSpecificOutput.AdditionalContext, "\n")
+	brief := `"bare" (your skill list shows its name only): Cleans messy tables of data.`
+	if !strings.Contains(lines[0], `skill "bare" matches`) || !strings.Contains(lines[0], brief) {
+		t.Errorf("bare directive: %s", lines[0])
+	}
+	_, desc, _ := strings.Cut(lines[0], "name only): ")
+	if n := utf8.RuneCountInString(desc); n > MaxBrief || !strings.HasSuffix(desc, "…") {
+		t.Errorf("the description is %d characters, want at most %d, cut: %q", n, MaxBrief, desc)
+	}
+	ctx := p.HookSpecificOutput.AdditionalContext
+	if strings.Contains(ctx, `skill "absent" matches`) || !strings.Contains(ctx, "# Body of /skills/absent/SKILL.md") {
+		t.Errorf("absent skill: want its body, not a directive:\n%s", ctx)
+	}
+	if strings.Contains(ctx, `"full" (your skill list`) {
+		t.Errorf("a skill listed whole got a description:\n%s", ctx)
+	}
+	if last := lines[len(lines)-1]; last != `- "hint" (your skill list shows its name only): `+cut.Short(long+"/skills/hint/SKILL.md", MaxBrief) {
+		t.Errorf("suggestion: %q", last)
+	}
+	sug.Shown = "absent"
+	if err := json.Unmarshal([]byte(run(t, o, sug)), &p); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.HookSpecificOutput.AdditionalContext, `- "hint" is not in the Skill tool's list: read /skills/hint/SKILL.md to load it.`) {
+		t.Errorf("absent suggestion:\n%s", p.HookSpecificOutput.AdditionalContext)
 	}
 }

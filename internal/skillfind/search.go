@@ -167,15 +167,8 @@ func hits(cands []record.Candidate, g gate.Settings, hidden func(record.Skill) b
 // path, or "" when it cannot be read (the index names the file; it is
 // read, never run).
 func description(path string) string {
-	f, err := skill.ReadFile(path, 0)
-	if err != nil {
-		return ""
-	}
-	doc, err := skill.Parse(path, f.Data)
-	if err != nil {
-		return ""
-	}
-	return doc.Description
+	d, _ := skill.ReadDescription(path)
+	return d
 }
 
 // whyLine is a candidate's reason in one short line: its band's reason and

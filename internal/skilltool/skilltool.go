@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/skill-inject/ski/internal/cut"
 )
 
 // Tool names, as the MCP server and the opencode plugin register them.
@@ -101,7 +103,7 @@ func FormatHits(query string, hits []Hit, note string) string {
 	} else {
 		fmt.Fprintf(&b, "ski: %d skills for %q, best first (load one with %s):\n", len(hits), query, Load)
 		for i, h := range hits {
-			fmt.Fprintf(&b, "%d. %s [%s] — %s (%s)\n", i+1, h.Name, h.Band, Short(h.Description, maxHitDescription), h.Why)
+			fmt.Fprintf(&b, "%d. %s [%s] — %s (%s)\n", i+1, h.Name, h.Band, cut.Short(h.Description, maxHitDescription), h.Why)
 		}
 	}
 	if note != "" {
@@ -120,17 +122,6 @@ func HitNames(text string) []string {
 		names = append(names, m[1])
 	}
 	return names
-}
-
-// Short cuts s, its white space collapsed, to at most n characters, with
-// "…" at the end when it was cut.
-func Short(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return strings.TrimRight(string(r[:n-1]), " ,;:.") + "…"
 }
 
 // AlreadyLoaded is what a second skill_load of a skill in a session
