@@ -21,6 +21,7 @@ import (
 	"github.com/skill-inject/ski/internal/install"
 	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/reader"
+	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
 )
 
@@ -53,7 +54,7 @@ func runDoctor(w *world, args []string) error {
 	if err := w.parseNoArgs(f, args); err != nil {
 		return err
 	}
-	checks := w.doctor()
+	checks, hosts := w.doctor()
 	l := &lines{}
 	failed := 0
 	for _, c := range checks {
@@ -66,6 +67,7 @@ func runDoctor(w *world, args []string) error {
 			failed++
 		}
 	}
+	w.listings(l, hosts)
 	l.add("")
 	l.add("config in force (%s):", w.cwd)
 	for _, s := range w.effectiveConfig() {
@@ -80,8 +82,8 @@ func runDoctor(w *world, args []string) error {
 	return nil
 }
 
-// doctor runs every check.
-func (w *world) doctor() []check {
+// doctor runs every check; it also returns the hosts ski is installed in.
+func (w *world) doctor() ([]check, []string) {
 	checks := []check{w.checkPath(), w.checkStages()}
 	// The config is read before anything else uses it, so its warnings are
 	// all there is to report.
@@ -91,9 +93,10 @@ func (w *world) doctor() []check {
 	checks = append(checks, w.checkReader())
 	o := w.scanOptions()
 	checks = append(checks, w.checkIndex(o), w.checkServer())
-	checks = append(checks, w.checkHooks()...)
+	hooks, hosts := w.checkHooks()
+	checks = append(checks, hooks...)
 	checks = append(checks, w.checkSkills(o))
-	return checks
+	return checks, hosts
 }
 
 // checkPath: the first ski on PATH is this one. skill-inject's own
@@ -357,8 +360,9 @@ func (w *world) checkServer() check {
 	return c
 }
 
-// checkHooks: ski is wired into each host once.
-func (w *world) checkHooks() []check {
+// checkHooks: ski is wired into each host once. It also returns the
+// hosts it is wired into.
+func (w *world) checkHooks() ([]check, []string) {
 	claude := check{name: "claude hooks"}
 	path := filepath.Join(w.env.Environ.ClaudeDir(), "settings.json")
 	wiring, err := install.InspectClaude(path)
@@ -422,14 +426,21 @@ func (w *world) checkHooks() []check {
 	default:
 		opencode.status, opencode.detail, opencode.fix = statusWarn, "not installed ("+plugin+")", "scripts/install.sh opencode"
 	}
-	if !claudeIn && !opencodeIn {
+	var hosts []string
+	if claudeIn {
+		hosts = append(hosts, record.HostClaude)
+	}
+	if opencodeIn {
+		hosts = append(hosts, record.HostOpencode)
+	}
+	if len(hosts) == 0 {
 		for _, c := range []*check{&claude, &opencode} {
 			if c.status == statusWarn {
 				c.status = statusFail
 			}
 		}
 	}
-	return []check{claude, opencode}
+	return []check{claude, opencode}, hosts
 }
 
 // missingScripts names the first of the hook scripts that is not an

@@ -25,7 +25,8 @@ import (
 const statusDoc = `Usage: ski status [--host claude|opencode] [--cwd DIR]
 
 For the project and host: the skill roots and how many usable skills (and
-error and warning records) each holds, the index (model, age, size,
+error and warning records) each holds, how many of them the host's skill
+listing shows as bare names (without their description), the index (model, age, size,
 whether it is up to date, build progress), the embed server, and what ski
 did in the most recent session: skills injected, suggested, and loaded by
 the model itself.`
@@ -73,6 +74,7 @@ func runStatus(w *world, args []string) error {
 	for _, wr := range warns {
 		out.add("  warning  %s: %s", wr.Path, wr.Reason)
 	}
+	w.listingStatus(out)
 
 	out.add("")
 	ix := w.indexState(o)
