@@ -67,6 +67,9 @@ func listingSummary(x listing.Listing) string {
 	} {
 		parts = append(parts, fmt.Sprintf("%d %s", x.Count(st.state), st.words))
 	}
+	if n := x.Count(""); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d from SKI_ROOTS, not known", n))
+	}
 	return fmt.Sprintf("%d skills under a listing budget of %d characters (%s): %s",
 		len(x.Skills), x.Budget, model, strings.Join(parts, ", "))
 }
@@ -80,7 +83,11 @@ func (w *world) listingStatus(l *lines) {
 	case w.host == record.HostOpencode || x.Budget == 0:
 		l.add("skill listing: all shown (%s has no listing budget)", w.host)
 	default:
-		l.add("skill listing: %d of %d skills shown as bare names, %d absent (%d characters for %s); ski doctor names them",
-			x.Count(listing.Bare), len(x.Skills), x.Count(listing.Absent), x.Budget, cmp.Or(x.Model, "the smallest budget"))
+		unknown := ""
+		if n := x.Count(""); n > 0 {
+			unknown = fmt.Sprintf(", %d from SKI_ROOTS not known", n)
+		}
+		l.add("skill listing: %d of %d skills shown as bare names, %d absent%s (%d characters for %s); ski doctor names them",
+			x.Count(listing.Bare), len(x.Skills), x.Count(listing.Absent), unknown, x.Budget, cmp.Or(x.Model, "the smallest budget"))
 	}
 }

@@ -246,9 +246,10 @@ func RearmPayloads(s *Store, in Input) ([]Mark, error) {
 
 // ListingPayloads reads host session-start payloads, one per line
 // ({"session_id", "cwd", "model"?, ...}), works out each session's listing
-// with listing (given the payload's cwd and model, "" when it has none)
-// and keeps it in the session's ledger. It returns the marks it applied.
-func ListingPayloads(s *Store, in Input, listing func(cwd, model string) (Listing, error)) ([]Mark, error) {
+// with listing (given the payload's cwd and model, "" when it has none;
+// nil when there is nothing to keep) and keeps it in the session's ledger.
+// It returns the marks it applied.
+func ListingPayloads(s *Store, in Input, listing func(cwd, model string) (*Listing, error)) ([]Mark, error) {
 	return s.markEach(in, func(r *ndjson.Reader, line []byte) (*Mark, error) {
 		var p struct {
 			SessionID  string `json:"session_id"`
@@ -267,7 +268,10 @@ func ListingPayloads(s *Store, in Input, listing func(cwd, model string) (Listin
 		if err != nil {
 			return nil, r.Errorf("%w", err)
 		}
-		return &Mark{Session: session, Event: EventListing, Listing: &x}, nil
+		if x == nil {
+			return nil, nil
+		}
+		return &Mark{Session: session, Event: EventListing, Listing: x}, nil
 	})
 }
 

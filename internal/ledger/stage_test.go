@@ -373,9 +373,9 @@ func TestListingPayloads(t *testing.T) {
 {"sessionID":"o1","cwd":"/q","model":"claude-opus-4-7"}
 `
 	var asked []string
-	marks, err := ListingPayloads(s, Input{R: strings.NewReader(in)}, func(cwd, model string) (Listing, error) {
+	marks, err := ListingPayloads(s, Input{R: strings.NewReader(in)}, func(cwd, model string) (*Listing, error) {
 		asked = append(asked, cwd+" "+model)
-		return Listing{Model: model, Budget: 6000, States: map[string]string{"a": "bare", "b": "absent"}}, nil
+		return &Listing{Model: model, Budget: 6000, States: map[string]string{"a": "bare", "b": "absent"}}, nil
 	})
 	if err != nil || len(marks) != 2 || strings.Join(asked, ",") != "/p ,/q claude-opus-4-7" {
 		t.Fatalf("marks %+v, asked %q: %v", marks, asked, err)

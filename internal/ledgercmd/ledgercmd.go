@@ -266,18 +266,21 @@ func runListing(env cli.Env, fs *flag.FlagSet, c *common) error {
 	if err := checkHost("listing", *host); err != nil {
 		return err
 	}
-	work := func(cwd, model string) (ledger.Listing, error) {
+	work := func(cwd, model string) (*ledger.Listing, error) {
+		if len(env.Environ.Roots) > 0 {
+			return nil, nil // SKI_ROOTS: how the host lists those skills is not known
+		}
 		dir, err := workDir(cwd)
 		if err != nil {
-			return ledger.Listing{}, err
+			return nil, err
 		}
 		l, err := listing.For(env.Environ, config.Load(env.Environ.Dirs.Config, dir, c.warn), *host, dir, model, time.Now(), c.warn)
 		if err != nil {
-			return ledger.Listing{}, err
+			return nil, err
 		}
-		x := ledger.Listing{Model: l.Model, Budget: l.Budget, States: map[string]string{}}
+		x := &ledger.Listing{Model: l.Model, Budget: l.Budget, States: map[string]string{}}
 		for _, s := range l.Skills {
-			if s.ID != "" && s.State != listing.Full {
+			if s.ID != "" && s.State != listing.Full && s.State != "" {
 				x.States[s.ID] = s.State
 			}
 		}

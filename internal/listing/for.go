@@ -14,7 +14,8 @@ import (
 // For works out what host shows the model of the skills ski finds for it
 // from the project in cwd. For Claude Code the budget is model's; with
 // model "" it is $ANTHROPIC_MODEL's, else the settings' model's, else the
-// smallest any model gets.
+// smallest any model gets. With SKI_ROOTS, whether Claude Code lists a
+// skill that is not in its own folders is not known.
 func For(env environ.Env, cfg config.Config, host, cwd, model string, now time.Time, warn func(string)) (Listing, error) {
 	o := scan.ForDir(env, cfg, host, cwd, warn)
 	res, err := scan.Scan(o)
@@ -34,5 +35,6 @@ func For(env environ.Env, cfg config.Config, host, cwd, model string, now time.T
 		}
 	}
 	return Claude(ClaudeInput{Skills: res.Skills, Folders: folders, Conf: conf,
-		Model: cmp.Or(model, env.ClaudeModel, conf.Model), Override: env.ListingBudget, Now: now}), nil
+		Model: cmp.Or(model, env.ClaudeModel, conf.Model), Override: env.ListingBudget, Now: now,
+		Given: len(env.Roots) > 0}), nil
 }

@@ -16,7 +16,7 @@ import (
 type Shown struct {
 	ID    string // ski's id of the skill
 	Name  string // the name the host lists it by ("" when Absent)
-	State string // Full, Cut, Bare or Absent
+	State string // Full, Cut, Bare or Absent; "" when not known
 }
 
 // Listing is what a host shows the model of ski's catalog.
@@ -82,6 +82,10 @@ type ClaudeInput struct {
 	// Override is $SLASH_COMMAND_TOOL_CHAR_BUDGET as a number (0: unset).
 	Override float64
 	Now      time.Time
+	// Given is set when the catalog comes from folders ski was given
+	// instead of the host's (SKI_ROOTS): a skill of it Claude Code does not
+	// list from its own folders is not known to be absent (state "").
+	Given bool
 }
 
 // Claude is Claude Code's listing of the catalog, laid out under the
@@ -89,11 +93,12 @@ type ClaudeInput struct {
 // folder's sorted by name, including those ski's catalog leaves out, which
 // take room all the same), the plugins' skills, then its own; not those
 // the model may not invoke, nor those its settings turn off for the model.
-// A skill of the catalog it does not list is Absent.
+// A skill of the catalog it does not list is Absent (or not known, with
+// ClaudeInput.Given).
 func Claude(in ClaudeInput) Listing {
 	l := Listing{Host: record.HostClaude, Model: in.Model,
 		Budget: ClaudeBudget(in.Model, in.Conf.BudgetFraction, in.Override)}
-	entries, index := claudeEntries(in)
+	entries, index, read := claudeEntries(in)
 	for _, b := range claudeBuiltIns {
 		taken := slices.ContainsFunc(entries, func(e Entry) bool { return e.Name == b.Name })
 		if b.Bundled && taken {
@@ -103,8 +108,15 @@ func Claude(in ClaudeInput) Listing {
 	}
 	states := Lay(entries, l.Budget, in.Conf.MaxDescChars)
 	l.Skills = make([]Shown, len(in.Skills))
+	unlisted := Absent
+	if in.Given {
+		unlisted = ""
+	}
 	for i, sk := range in.Skills {
-		l.Skills[i] = Shown{ID: sk.ID, State: Absent}
+		l.Skills[i] = Shown{ID: sk.ID, State: unlisted}
+		if read[i] {
+			l.Skills[i].State = Absent
+		}
 	}
 	for k, i := range index {
 		if i < 0 {
@@ -124,15 +136,18 @@ type listed struct {
 
 // claudeEntries are the lines Claude Code lists for the user's skills, in
 // its order, and for each the index of the catalog's skill it is (-1 for
-// one the catalog leaves out).
-func claudeEntries(in ClaudeInput) ([]Entry, []int) {
+// one the catalog leaves out); read are the catalog's skills Claude Code
+// reads, listed or not.
+func claudeEntries(in ClaudeInput) (entries []Entry, index []int, read map[int]bool) {
 	byPath := map[string]int{}
 	for i, sk := range in.Skills {
 		byPath[sk.Path] = i
 	}
-	var entries []Entry
-	var index []int
+	read = map[int]bool{}
 	add := func(sk listed, i int) {
+		if i >= 0 {
+			read[i] = true
+		}
 		if sk.noModel || in.Conf.HiddenFromModel(sk.name) {
 			return
 		}
@@ -160,7 +175,7 @@ func claudeEntries(in ClaudeInput) ([]Entry, []int) {
 			add(listed{sk.Invoke, sk.Description, sk.WhenToUse, sk.DisableModelInvocation}, i)
 		}
 	}
-	return entries, index
+	return entries, index, read
 }
 
 // skillFolders are the names of the folders in dir that hold a SKILL.md,

@@ -152,4 +152,14 @@ func TestClaude(t *testing.T) {
 	if names := l.Names(Bare); !slices.Equal(names, []string{"beta", "alpha", "only", "delta", "shadowed"}) {
 		t.Errorf("bare names %v", names)
 	}
+	// With folders ski was given (SKI_ROOTS), a skill outside Claude
+	// Code's own is not known to be absent; one the model may not invoke
+	// still is.
+	l = Claude(ClaudeInput{Skills: skills, Folders: []string{user, project}, Conf: conf, Given: true, Now: time.Now()})
+	if got := l.Skills[6]; got.ID != "nested/deep" || got.State != "" {
+		t.Errorf("given folders: %+v", got)
+	}
+	if got := l.Skills[2]; got.ID != "gamma" || got.State != Absent {
+		t.Errorf("given folders: %+v", got)
+	}
 }
