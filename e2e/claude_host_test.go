@@ -20,10 +20,11 @@ const (
 )
 
 type claudeRun struct {
-	h   *hostHome
-	api *fakeAPI
-	bin string
-	env []string
+	h     *hostHome
+	api   *fakeAPI
+	bin   string
+	env   []string
+	model string // --model (default claude-sonnet-4-5)
 }
 
 func newClaudeRun(t *testing.T, extraSkills ...string) *claudeRun {
@@ -40,7 +41,11 @@ func newClaudeRun(t *testing.T, extraSkills ...string) *claudeRun {
 // returns the session id and the request bodies the run sent.
 func (c *claudeRun) prompt(sid, prompt string) (string, []string) {
 	c.h.t.Helper()
-	args := []string{"-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5", "--allowedTools", "Read,mcp__ski"}
+	model := c.model
+	if model == "" {
+		model = "claude-sonnet-4-5"
+	}
+	args := []string{"-p", prompt, "--output-format", "json", "--model", model, "--allowedTools", "Read,mcp__ski"}
 	if sid != "" {
 		args = append(args, "--resume", sid)
 	}

@@ -265,6 +265,7 @@ type ledgerFile struct {
 		Event string `json:"event"`
 		ID    string `json:"id"`
 	} `json:"events"`
+	Listing ledgerListing `json:"listing"`
 }
 
 // events lists the ledger's events as "event id".
