@@ -152,7 +152,10 @@ ski_main() {
 	prompt) ski_prompt ;;
 	observe) ski_observe ;;
 	session-start) ski_session_start ;;
-	*) ski_fail "usage: hook-$SKI_HOST.sh prompt|observe|session-start" ;;
+	# ski-mcp, for a plugin that serves ski's tools itself (opencode's):
+	# the same binaries as the hooks, its messages in the hook log.
+	mcp) exec ski-mcp --host "$SKI_HOST" 3>&- ;;
+	*) ski_fail "usage: hook-$SKI_HOST.sh prompt|observe|session-start|mcp" ;;
 	esac
 	exit 0
 }

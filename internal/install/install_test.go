@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/skill-inject/ski/internal/skilltool"
 )
 
 const userSettings = `{
@@ -105,6 +107,14 @@ func TestOpencodePlugin(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	if !strings.Contains(string(data), `const HOOK = "/a b/hook-opencode.sh"`) || !strings.Contains(string(data), "chat.message") {
 		t.Fatalf("plugin:\n%s", data)
+	}
+	// The tools' descriptions are skill_search's and skill_load's.
+	_, tools, _ := strings.Cut(string(data), "const TOOLS = ")
+	tools, _, _ = strings.Cut(tools, "\n")
+	var defs map[string]skilltool.Definition
+	if err := json.Unmarshal([]byte(tools), &defs); err != nil || defs[skilltool.Search].Description != skilltool.SearchDescription ||
+		defs[skilltool.Load].Args["name"] != skilltool.NameDescription || strings.Contains(string(data), "__SKI_") {
+		t.Fatalf("the plugin's tools %q: %v", tools, err)
 	}
 	if changed, _ := OpencodePlugin(path, "/a b/hook-opencode.sh", true); changed {
 		t.Error("second install changed the plugin")

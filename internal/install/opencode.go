@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/skill-inject/ski/internal/skilltool"
 )
 
 //go:embed ski-opencode-plugin.js
@@ -21,7 +23,8 @@ func OpencodePluginPath(configHome string) string {
 }
 
 // OpencodePlugin writes (install) or removes (uninstall) ski's opencode
-// plugin, which runs script. It reports whether anything changed. A file of
+// plugin, which runs script, and gives the model ski's two tools (their
+// descriptions are skilltool's). It reports whether anything changed. A file of
 // that name that ski did not write is never touched.
 func OpencodePlugin(path, script string, install bool) (bool, error) {
 	old, err := os.ReadFile(path)
@@ -42,7 +45,8 @@ func OpencodePlugin(path, script string, install bool) (bool, error) {
 		return true, nil
 	}
 	quoted, _ := json.Marshal(script)
-	text := strings.Replace(opencodePlugin, "__SKI_HOOK__", string(quoted), 1)
+	tools, _ := json.Marshal(skilltool.Definitions())
+	text := strings.NewReplacer("__SKI_HOOK__", string(quoted), "__SKI_TOOLS__", string(tools)).Replace(opencodePlugin)
 	if exists && string(old) == text {
 		return false, nil
 	}

@@ -61,6 +61,22 @@ const (
 	NameDescription = "the skill's name or id"
 )
 
+// Definition is a tool as the opencode plugin registers it: its
+// description, and its arguments' descriptions by name.
+type Definition struct {
+	Description string            `json:"description"`
+	Args        map[string]string `json:"args"`
+	MaxLimit    int               `json:"maxLimit,omitempty"`
+}
+
+// Definitions are both tools, by name.
+func Definitions() map[string]Definition {
+	return map[string]Definition{
+		Search: {Description: SearchDescription, Args: map[string]string{"query": QueryDescription, "limit": LimitDescription}, MaxLimit: MaxLimit},
+		Load:   {Description: LoadDescription, Args: map[string]string{"name": NameDescription}},
+	}
+}
+
 // Limits of skill_search.
 const (
 	DefaultLimit = 5
