@@ -17,9 +17,9 @@ type opencodeRun struct {
 	env []string
 }
 
-func newOpencodeRun(t *testing.T) *opencodeRun {
+func newOpencodeRun(t *testing.T, extraSkills ...string) *opencodeRun {
 	bin := hostTool(t, "SKI_OPENCODE")
-	h := newHostHome(t, "opencode")
+	h := newHostHome(t, "opencode", extraSkills...)
 	api := newFakeAPI(t)
 	cfg := map[string]any{
 		"$schema":    "https://opencode.ai/config.json",
