@@ -12,7 +12,7 @@ exactness), plus host-value = gated recall - 0.15 x false-injection rate.
 	ski-eval --tsv FILE --root DIR [--model ID] [--index FILE] [--json] [--plot FILE.svg] [--misses]
 	         [--half tune|held] [--min-similarity X] [--inject-similarity X] [--score-margin X]
 	         [--keyword-boost X] [--lexical-weight X] [--body-weight X] [--small-edit-penalty X] [--max-skills N]
-	         [--top N] [--candidates FILE.ndjson] [--previous]
+	         [--top N] [--candidates FILE.ndjson] [--previous] [--bare]
 
 # Input
 
@@ -32,6 +32,11 @@ choice on the other.
 
 --previous embeds each prompt after the prompt of another row, as if a
 session's earlier, unrelated prompt were part of the query.
+
+The tokens column estimates what ski adds to a prompt for Claude Code
+(four characters a token); --bare counts it as when Claude Code's skill
+listing shows every skill by name alone, so that each skill ski names
+comes with its description.
 
 --candidates writes one JSON line per row (line, category, prompt,
 expected groups, and every ranked candidate with the gate's decision), for

@@ -164,10 +164,18 @@ func expects(c Case, id string) bool {
 
 // ContextTokens estimates the tokens the host adds to a prompt: the text
 // ski-render gives the model for the selections (with default settings),
-// at four characters a token.
-func ContextTokens(host string, set render.Settings) Tokens {
-	o := render.Options{Host: host, Settings: func(string) (render.Settings, error) { return set, nil }, ReadBody: skill.ReadBodyAndFiles}
+// at four characters a token. With bare, every skill counts as one the
+// host's listing shows by name alone (ski then adds its description).
+func ContextTokens(host string, set render.Settings, bare bool) Tokens {
+	o := render.Options{Host: host, Settings: func(string) (render.Settings, error) { return set, nil }, ReadBody: skill.ReadBodyAndFiles,
+		Describe: func(path string) string { d, _ := skill.ReadDescription(path); return d }}
 	return func(sels []record.Selection) int {
+		if bare {
+			sels = slices.Clone(sels)
+			for i := range sels {
+				sels[i].Shown = "bare"
+			}
+		}
 		text, err := o.Context(sels)
 		if err != nil {
 			return 0

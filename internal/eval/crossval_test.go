@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/render"
 )
 
 // syntheticCases are rows like dev.tsv's: skills with a few rows each,
@@ -212,5 +213,23 @@ func TestCheckFloor(t *testing.T) {
 	}
 	if err := CheckFloor(r, "floor dev m recall=1", "dev", 2); err == nil {
 		t.Error("an unknown metric passes")
+	}
+}
+
+// With bare, the tokens count the description ski adds for a skill the
+// host lists by name alone.
+func TestContextTokensBare(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "demo", "SKILL.md")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	desc := strings.Repeat("Cleans messy tables. ", 10)
+	os.WriteFile(path, []byte("---\nname: demo\ndescription: "+desc+"\n---\nBody.\n"), 0o644)
+	sels := []record.Selection{{Candidate: record.Candidate{ID: "demo", Name: "demo", Invoke: "demo", Path: path, Dir: filepath.Dir(path)}, Decision: record.DecisionInject}}
+	set := render.Settings{Mode: "directive", Strength: "soft", CharBudget: 1000}
+	listed, bare := ContextTokens(record.HostClaude, set, false)(sels), ContextTokens(record.HostClaude, set, true)(sels)
+	if added := bare - listed; added < 35 || added > 50 {
+		t.Errorf("a bare name's description adds %d tokens (%d, %d), want the description of up to 150 characters", added, listed, bare)
+	}
+	if sels[0].Shown != "" {
+		t.Error("the caller's selections were changed")
 	}
 }

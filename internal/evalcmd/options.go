@@ -31,9 +31,12 @@ type Options struct {
 	Previous                               bool // each prompt embedded after another row's
 
 	// What to write besides the report.
-	JSON       bool
-	Plot       string
-	Misses     bool
+	JSON   bool
+	Plot   string
+	Misses bool
+	// Bare counts the tokens as when the host lists every skill by name
+	// alone.
+	Bare       bool
 	Candidates string
 	Features   string
 	Background string // generic prompts for Features
@@ -73,6 +76,7 @@ func Parse(env cli.Env, manual string) (Options, error) {
 	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON")
 	fs.StringVar(&o.Plot, "plot", "", "draw score distributions and thresholds into this SVG `file`")
 	fs.BoolVar(&o.Misses, "misses", false, "list the rows that went wrong")
+	fs.BoolVar(&o.Bare, "bare", false, "count the tokens as when Claude Code's listing shows every skill by name alone")
 	minSim := fs.Float64("min-similarity", -1, "override min_similarity")
 	injectSim := fs.Float64("inject-similarity", -1, "override inject_similarity")
 	margin := fs.Float64("score-margin", -1, "override score_margin")

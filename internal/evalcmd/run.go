@@ -77,7 +77,7 @@ func Run(env cli.Env, o Options) error {
 		}
 	}
 	// What Claude Code's model is given, with the default render settings.
-	m.tokens = eval.ContextTokens(record.HostClaude, render.Settings{Mode: config.DefaultInjectMode, Strength: config.DefaultStrength, CharBudget: config.DefaultCharBudget})
+	m.tokens = eval.ContextTokens(record.HostClaude, render.Settings{Mode: config.DefaultInjectMode, Strength: config.DefaultStrength, CharBudget: config.DefaultCharBudget}, o.Bare)
 	if o.TrainJudge != "" {
 		if err := writeJudge(o, m.rows); err != nil {
 			return err
