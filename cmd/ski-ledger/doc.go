@@ -28,7 +28,7 @@ id's SHA-256. A ledger holds:
 	 "loaded":{"SKILL-ID":{"source":"ski|model|tool|user","at":"RFC 3339","count":N}},
 	 "suggested":{"SKILL-ID":"RFC 3339"},
 	 "listing":{"model":"…","budget":N,"states":{"SKILL-ID":"cut|bare|absent"}},
-	 "events":[{"at":"…","event":"inject|suggest|load|host-load|rearm|search|found|listing","id":"…","source":"…"}],
+	 "events":[{"at":"…","event":"inject|suggest|load|host-load|rearm|search|found","id":"…","source":"…"}],
 	 "updated":"RFC 3339"}
 
 Source ski means ski injected the skill, model that the model loaded it
@@ -126,7 +126,8 @@ Listing reads session-start payloads on stdin ({"session_id","cwd",
 "model"?,...}), works out what the host lists of each skill ski finds for
 it from cwd (see ski doctor: its description whole or cut, its bare name,
 or nothing), and keeps the skills not shown whole in the session's
-ledger, with a "listing" event, for ski-select to read on every prompt.
+ledger (replacing what it kept before), for ski-select to read on every
+prompt.
 Claude Code lists skills under a budget of characters that depends on the
 model: the payload's model, else $ANTHROPIC_MODEL, else the settings'
 model, else the smallest budget of any model. opencode shows every skill

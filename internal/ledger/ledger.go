@@ -45,8 +45,11 @@ const (
 	EventRearm    = "rearm"     // the session was compacted; all cleared
 	EventSearch   = "search"    // the model called skill_search (no ID)
 	EventFound    = "found"     // a skill skill_search returned
-	EventListing  = "listing"   // what the host lists was worked out (no ID)
 )
+
+// MarkListing is the mark (not an event: the log keeps no trace of it)
+// that keeps a session's listing (SetListing).
+const MarkListing = "listing"
 
 // eventRecommend is what ledgers written before the suggestion band called
 // a suggestion; it is read as EventSuggest.
@@ -180,11 +183,13 @@ func (l *Ledger) MarkSearched(found []string, now time.Time) {
 	}
 }
 
-// SetListing keeps what the host lists for the prompts of the session.
+// SetListing keeps what the host lists for the prompts of the session,
+// in place of what it kept before.
 func (l *Ledger) SetListing(x Listing, now time.Time) {
-	now = stamp(now)
 	l.listing = &x
-	l.log(Event{At: now, Kind: EventListing})
+	if now = stamp(now); now.After(l.updated) {
+		l.updated = now
+	}
 }
 
 // Shown is how the host lists skill id to the model: "full", "cut",

@@ -17,7 +17,8 @@ import (
 type Mark struct {
 	Session string
 	// Event is EventInject, EventHostLoad, EventLoad (loaded by ski, the
-	// user or the model), EventSuggest or EventRearm.
+	// user or the model), EventSuggest, EventRearm, EventSearch or
+	// MarkListing.
 	Event string
 	ID    string // the skill id; empty for EventRearm and EventSearch
 	// Source, for EventLoad, says how the model loaded it: SourceModel
@@ -25,7 +26,7 @@ type Mark struct {
 	Source Source
 	// Found are the skills an EventSearch returned, best first.
 	Found []string
-	// Listing is what an EventListing keeps.
+	// Listing is what a MarkListing keeps.
 	Listing *Listing
 }
 
@@ -44,7 +45,7 @@ func (m Mark) apply(l *Ledger, now time.Time) error {
 		l.MarkSuggested(m.ID, now)
 	case EventRearm:
 		l.Rearm(now)
-	case EventListing:
+	case MarkListing:
 		if m.Listing == nil {
 			return fmt.Errorf("a listing mark without its listing")
 		}
@@ -271,7 +272,7 @@ func ListingPayloads(s *Store, in Input, listing func(cwd, model string) (*Listi
 		if x == nil {
 			return nil, nil
 		}
-		return &Mark{Session: session, Event: EventListing, Listing: x}, nil
+		return &Mark{Session: session, Event: MarkListing, Listing: x}, nil
 	})
 }
 

@@ -387,6 +387,9 @@ func TestListingPayloads(t *testing.T) {
 			t.Errorf("s1 %s: %q, want %q", id, got, want)
 		}
 	}
+	if l, _ := s.Load("o1"); len(l.Events()) != 0 || l.Shown("a") != "bare" {
+		t.Errorf("o1: events %v (the log keeps no listing), a %q", l.Events(), l.Shown("a"))
+	}
 	if l, _ := s.Load("other"); l.Shown("a") != "" {
 		t.Errorf("a session without a listing: %q", l.Shown("a"))
 	}
