@@ -203,7 +203,10 @@ func mainRequests(bodies []string) []string {
 
 // lastUserText is the text of the last user message of a request: what the
 // current prompt added (Anthropic or OpenAI shape).
-func lastUserText(body string) string {
+func lastUserText(body string) string { return lastText(body, "user") }
+
+// lastText is the text of a request's last message in role.
+func lastText(body, role string) string {
 	var r struct {
 		Messages []struct {
 			Role    string          `json:"role"`
@@ -212,7 +215,7 @@ func lastUserText(body string) string {
 	}
 	json.Unmarshal([]byte(body), &r)
 	for i := len(r.Messages) - 1; i >= 0; i-- {
-		if r.Messages[i].Role == "user" {
+		if r.Messages[i].Role == role {
 			return texts(string(r.Messages[i].Content))
 		}
 	}

@@ -28,6 +28,16 @@ func cand(id string, score float64, mod func(*record.Candidate)) record.Candidat
 
 func decide(t *testing.T, set Settings, seen Sessions, cands ...record.Candidate) map[string]string {
 	t.Helper()
+	got := map[string]string{}
+	for _, s := range selections(t, set, seen, cands...) {
+		got[s.ID] = s.Decision
+	}
+	return got
+}
+
+// selections runs the gate over cands (every one written, dropped or not).
+func selections(t *testing.T, set Settings, seen Sessions, cands ...record.Candidate) []record.Selection {
+	t.Helper()
 	top := 0.0
 	for _, c := range cands {
 		if c.Mention != "slash" && c.Score > top {
@@ -45,7 +55,7 @@ func decide(t *testing.T, set Settings, seen Sessions, cands ...record.Candidate
 	if err := Run(o, &in, &out); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
+	var sels []record.Selection
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var s record.Selection
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
@@ -54,9 +64,9 @@ func decide(t *testing.T, set Settings, seen Sessions, cands ...record.Candidate
 		if s.Kind != record.KindSelection || s.Reason == "" {
 			t.Errorf("bad selection line %s", line)
 		}
-		got[s.ID] = s.Decision
+		sels = append(sels, s)
 	}
-	return got
+	return sels
 }
 
 func TestGates(t *testing.T) {
@@ -283,23 +293,10 @@ func (l listedSeen) Shown(id string) string      { return l.shown[id] }
 // each skill injected or suggested.
 func TestShownFromTheSession(t *testing.T) {
 	seen := listedSeen{shown: map[string]string{"a": "bare", "b": "absent", "c": "bare"}}
-	var in bytes.Buffer
-	for _, c := range []record.Candidate{cand("a", 0.9, nil), cand("b", 0.45, nil), cand("c", 0.1, nil)} {
-		c.TopScore = 0.9
-		b, _ := json.Marshal(c)
-		in.Write(append(b, '\n'))
-	}
-	var out bytes.Buffer
 	set := base
 	set.ScoreMargin = 1
-	o := Options{Settings: func(string, string) (Settings, error) { return set, nil }, Sessions: seen, All: true}
-	if err := Run(o, &in, &out); err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		var s record.Selection
-		json.Unmarshal([]byte(line), &s)
+	for _, s := range selections(t, set, seen, cand("a", 0.9, nil), cand("b", 0.45, nil), cand("c", 0.1, nil)) {
 		got[s.ID] = s.Decision + " " + s.Shown
 	}
 	want := map[string]string{"a": "inject bare", "b": "suggest absent", "c": "drop "}
