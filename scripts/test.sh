@@ -30,7 +30,10 @@ echo "== staticcheck" >&2
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 echo "== go test" >&2
-go test -count=1 ./...
+# The end-to-end tests drive the real host CLIs, a few seconds a run: on a
+# busy two-core machine the package takes more than go test's default 10
+# minutes.
+go test -count=1 -timeout 40m ./...
 
 # Each fuzz target for a fixed number of inputs (SKI_FUZZTIME, default
 # 150000x). A count, not a duration: with a duration, Go 1.26's fuzz
