@@ -2,6 +2,8 @@ package listing
 
 import (
 	"cmp"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/skill-inject/ski/internal/config"
@@ -27,11 +29,10 @@ func For(env environ.Env, cfg config.Config, host, cwd, model string, now time.T
 	}
 	conf := hostconf.ReadClaude(env.ClaudeDir(), hostconf.GlobalFile(env.Home, env.ClaudeConfigDir), cwd)
 	// Claude Code's own folders, whatever SKI_ROOTS says.
-	o.Roots = nil
-	var folders []string
-	for _, r := range scan.Roots(o) {
-		if r.Scope == record.ScopeUser || r.Scope == record.ScopeProject {
-			folders = append(folders, r.Path)
+	folders := []string{filepath.Join(env.ClaudeDir(), "skills")}
+	for _, d := range scan.ProjectDirs(cwd) {
+		if f := filepath.Join(d, ".claude", "skills"); !slices.Contains(folders, f) {
+			folders = append(folders, f)
 		}
 	}
 	return Claude(ClaudeInput{Skills: res.Skills, Folders: folders, Conf: conf,

@@ -91,7 +91,8 @@ type ClaudeInput struct {
 // Claude is Claude Code's listing of the catalog, laid out under the
 // model's budget: the skills one folder deep in its skill folders (each
 // folder's sorted by name, including those ski's catalog leaves out, which
-// take room all the same), the plugins' skills, then its own; not those
+// take room all the same), the commands beside them, the plugins' skills,
+// then its own; not those
 // the model may not invoke, nor those its settings turn off for the model.
 // A skill of the catalog it does not list is Absent (or not known, with
 // ClaudeInput.Given).
@@ -169,6 +170,9 @@ func claudeEntries(in ClaudeInput) (entries []Entry, index []int, read map[int]b
 				add(sk, -1)
 			}
 		}
+	}
+	for _, c := range claudeCommands(in.Folders) {
+		add(c, -1)
 	}
 	for i, sk := range in.Skills {
 		if sk.Scope == record.ScopePlugin {

@@ -163,3 +163,61 @@ func TestClaude(t *testing.T) {
 		t.Errorf("given folders: %+v", got)
 	}
 }
+
+// TestClaudeCommands lists the commands beside the skill folders as
+// Claude Code 2.1.197 did (checked with the real CLI): all of them sorted
+// by name after the skills; a subfolder's as "dir:name"; a folder with a
+// SKILL.md as one command; the description from the frontmatter (with
+// when_to_use), else the first line (a heading's title, cut to 100), else
+// "Custom command"; none the model may not invoke.
+func TestClaudeCommands(t *testing.T) {
+	home := t.TempDir()
+	user := filepath.Join(home, ".claude", "skills")
+	project := filepath.Join(home, "p", ".claude", "skills")
+	files := map[string]string{
+		".claude/commands/deploy.md":           "---\ndescription: Deploy the app\nwhen_to_use: after merging\n---\nRun it.\n",
+		".claude/commands/sub/review-pr.md":    "# Review the pull request\n\nbody\n",
+		".claude/commands/sub/deep/zap.md":     "\n\n   Zap the cache now\n",
+		".claude/commands/long.md":             strings.Repeat("word ", 40) + "\n",
+		".claude/commands/hidden.md":           "---\ndescription: Hidden\ndisable-model-invocation: true\n---\nx\n",
+		".claude/commands/packaged/SKILL.md":   "---\nname: packaged\ndescription: A packaged command\n---\nx\n",
+		".claude/commands/packaged/other.md":   "ignored\n",
+		".claude/commands/empty.md":            "",
+		"p/.claude/commands/proj-cmd.md":       "---\ndescription: Project command\n---\nx\n",
+		".claude/skills/alpha/SKILL.md":        "---\nname: alpha\ndescription: Alpha things.\n---\nx\n",
+		".claude/commands/notes.txt":           "not a command\n",
+		"p/.claude/commands/sub/readme.mdx.md": "Readme\n",
+	}
+	for rel, text := range files {
+		p := filepath.Join(home, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	var got []string
+	for _, c := range claudeCommands([]string{user, project}) {
+		got = append(got, c.name+": "+c.description+cmdSuffix(c))
+	}
+	want := []string{
+		"deploy: Deploy the app - after merging", "empty: Custom command", "hidden: Hidden (not for the model)",
+		"long: " + strings.TrimSpace(strings.Repeat("word ", 20))[:97] + "...", "packaged: A packaged command",
+		"proj-cmd: Project command", "sub:deep:zap: Zap the cache now", "sub:readme.mdx: Readme", "sub:review-pr: Review the pull request",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("commands:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	l := Claude(ClaudeInput{Folders: []string{user, project}, Now: time.Now()})
+	if names := l.Names(Full); len(names) != 9 || slices.Contains(names, "hidden") {
+		t.Errorf("listed: %v", names)
+	}
+}
+
+func cmdSuffix(c listed) string {
+	s := ""
+	if c.whenToUse != "" {
+		s += " - " + c.whenToUse
+	}
+	if c.noModel {
+		s += " (not for the model)"
+	}
+	return s
+}

@@ -159,6 +159,11 @@ func exists(p string) bool {
 	return err == nil
 }
 
+// ProjectDirs lists the directories whose .claude (or .opencode) folder
+// belongs to the project in cwd: cwd and its parents up to the
+// repository root, nearest first (see projectDirs).
+func ProjectDirs(cwd string) []string { return projectDirs(filepath.Clean(cwd)) }
+
 // projectDirs lists cwd and its parents up to the repository root (the
 // nearest directory holding .git), nearest first. Outside a repository it
 // is just cwd.
