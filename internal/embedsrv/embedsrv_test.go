@@ -618,3 +618,67 @@ func TestRankFrameDecodes(t *testing.T) {
 		}
 	}
 }
+
+// A Ranker reads through the server of a query's model and the server
+// counts its readings; a reader slower than ReadTimeout makes Read fail at
+// its deadline (the prompt keeps the judge's word, never waits), and a
+// server with no reader is refused, not waited for.
+func TestRankerRead(t *testing.T) {
+	state := t.TempDir()
+	env := environ.FromMap(map[string]string{"XDG_STATE_HOME": state})
+	run, err := RunDir(env.RuntimeDir, env.Dirs.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := embed.Lookup("bge-small-en-v1.5-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := SocketPath(run, m.ID, embed.Env{Environ: env})
+	var reads atomic.Int32
+	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: BuildOf(exe),
+		Read: func(index, text string, ids []string) ([]float64, error) {
+			if text == "slow" {
+				time.Sleep(500 * time.Millisecond)
+			}
+			reads.Add(1)
+			out := make([]float64, len(ids))
+			for i := range ids {
+				out[i] = float64(i) / 10
+			}
+			return out, nil
+		},
+		Stats: func() Stats { return Stats{Reads: int(reads.Load())} },
+		Open:  func() (embed.Embedder, error) { return ModelOnly(m), nil }})
+	for i := 0; i < 500 && !alive(sock); i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	r := &Ranker{Environ: env, Binary: exe, ReadTimeout: 100 * time.Millisecond}
+	got, err := r.Read(m.ID, "/p", "/p/i.skv", "fix the chart", []string{"a", "b"})
+	if err != nil || len(got) != 2 || got[1] != 0.1 {
+		t.Fatalf("read %v, %v", got, err)
+	}
+	c := &Client{Local: ModelOnly(m), Socket: sock, Build: BuildOf(exe), Timeout: time.Second}
+	if st, err := c.Stats(); err != nil || st.Reads != 1 {
+		t.Fatalf("stats %+v, %v", st, err)
+	}
+	start := time.Now()
+	if _, err := r.Read(m.ID, "/p", "/p/i.skv", "slow", []string{"a"}); err == nil || time.Since(start) > 400*time.Millisecond {
+		t.Fatalf("a slow reader: %v after %v", err, time.Since(start))
+	}
+	// The server that failed once is not asked again by this Ranker.
+	start = time.Now()
+	if _, err := r.Read(m.ID, "/p", "/p/i.skv", "fix the chart", []string{"a"}); err == nil || time.Since(start) > 50*time.Millisecond {
+		t.Fatalf("asked again after a failure: %v", err)
+	}
+	noReader := socket(t)
+	serve(t, noReader, BuildOf(exe), time.Minute)
+	c2 := &Client{Local: embed.NewLexical(), Socket: noReader, Build: BuildOf(exe), Timeout: time.Second}
+	if _, err := c2.Read("/p/i.skv", "x", []string{"a"}); err == nil {
+		t.Fatal("a server without a reader read")
+	}
+}

@@ -23,8 +23,8 @@ import (
 const (
 	clsToken     = 101 // the BERT uncased vocabulary's [CLS]
 	sepToken     = 102 // and [SEP]
-	promptTokens = 48
-	skillTokens  = 80
+	promptTokens = 40
+	skillTokens  = 64
 )
 
 // Reader runs ski's reader, a cross-encoder that reads a prompt and a

@@ -29,23 +29,25 @@ READ = 10  # candidates the reader reads per prompt
 
 
 def load_pairs(path, fraction=1.0, seed=1):
-    """(prompt text, skill text, label) pairs of a --reader-pairs dump; with
-    fraction < 1, the pairs of that share of its rows (seeded)."""
+    """The rows of a --reader-pairs dump (with fraction < 1, that share of
+    them, seeded) and their (prompt text, skill text, label, row) pairs."""
     rows = [json.loads(l) for l in open(path, encoding="utf-8")]
     if fraction < 1:
         rng = random.Random(seed)
         rows = [r for r in rows if rng.random() < fraction]
-    pairs = []
+    pairs, rows_kept = [], []
     for r in rows:
         if r["category"] == "mention":
             continue
         want = {s for g in (r["expected"] or []) for s in g}
         read = [c for c in r["cands"] if not c.get("mention")][:READ]
+        k = len(rows_kept)
+        rows_kept.append(r)
         for c in read:
-            pairs.append((r["text"], c["text"], 1.0 if c["id"] in want else 0.0))
+            pairs.append((r["text"], c["text"], 1.0 if c["id"] in want else 0.0, k))
         for c in r["cands"][READ:]:
             if c["id"] in want:
-                pairs.append((r["text"], c["text"], 1.0))
+                pairs.append((r["text"], c["text"], 1.0, k))
     return rows, pairs
 
 
@@ -57,43 +59,64 @@ class Reader(torch.nn.Module):
 
     def forward(self, input_ids, attention_mask, token_type_ids):
         h = self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
-        return self.head(h[:, 0]).squeeze(-1)
+        # The mean of the token vectors, as the base model was trained to
+        # pool them.
+        m = attention_mask.unsqueeze(-1).to(h.dtype)
+        return self.head((h * m).sum(1) / m.sum(1)).squeeze(-1)
 
 
 
 
 def train(args, tok, pairs):
+    """Batches of whole rows (a prompt with all its pairs). The loss is the
+    listwise one of each row with a right candidate (the softmax of its
+    pairs' logits should put its weight on the right ones: re-ranking) plus,
+    weighted by --pointwise, every pair's binary cross-entropy (a belief of
+    its own: gating)."""
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     model = Reader(args.layers)
+    byrow = {}
+    for p in pairs:
+        byrow.setdefault(p[3], []).append(p)
+    rows = list(byrow.values())
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
-    steps = args.epochs * math.ceil(len(pairs) / args.batch)
+    steps = args.epochs * math.ceil(len(rows) / args.batch)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / (0.1 * steps)) * max(0.0, (steps - s) / steps))
-    pos = sum(l for *_, l in pairs)
-    weight = torch.tensor((len(pairs) - pos) / max(pos, 1) * args.pos_weight)
-    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=weight)
+    pos = sum(p[2] for p in pairs)
+    bce = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((len(pairs) - pos) / max(pos, 1) * args.pos_weight))
     rng = random.Random(args.seed)
     step = 0
+    t0 = time.time()
     for epoch in range(args.epochs):
-        order = list(range(len(pairs)))
-        rng.shuffle(order)
+        rng.shuffle(rows)
         model.train()
-        t0, total = time.time(), 0.0
-        for i in range(0, len(order), args.batch):
-            chunk = [pairs[j] for j in order[i:i + args.batch]]
-            ids, mask, types = batch(tok, [(p, s) for p, s, _ in chunk])
-            y = torch.tensor([l for *_, l in chunk], dtype=torch.float32)
-            loss = loss_fn(model(torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)), y)
+        total = 0.0
+        for i in range(0, len(rows), args.batch):
+            chunk = rows[i:i + args.batch]
+            flat = [p for r in chunk for p in r]
+            ids, mask, types = batch(tok, [(p[0], p[1]) for p in flat])
+            logits = model(torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types))
+            y = torch.tensor([p[2] for p in flat], dtype=torch.float32)
+            loss = args.pointwise * bce(logits, y)
+            k, lists = 0, []
+            for r in chunk:
+                lg, yr = logits[k:k + len(r)], y[k:k + len(r)]
+                k += len(r)
+                if yr.sum() > 0:
+                    lists.append(torch.logsumexp(lg, 0) - torch.logsumexp(lg[yr > 0], 0))
+            if lists:
+                loss = loss + torch.stack(lists).mean()
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             sched.step()
             step += 1
-            total += loss.item() * len(chunk)
-            if step % 200 == 0:
-                print(f"  step {step}/{steps}: loss {total / (i + len(chunk)):.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
-        print(f"epoch {epoch + 1}: loss {total / len(pairs):.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
+            total += loss.item()
+            if step % 50 == 0:
+                print(f"  step {step}/{steps}: loss {total / (i // args.batch + 1):.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
+        print(f"epoch {epoch + 1}: loss {total / math.ceil(len(rows) / args.batch):.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
     return model
 
 
@@ -156,9 +179,10 @@ def main():
     ap.add_argument("--fraction", type=float, default=1.0, help="train on this share of the training rows (a learning curve)")
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--batch", type=int, default=4, help="rows (prompts with all their pairs) per step")
     ap.add_argument("--lr", type=float, default=5e-5)
-    ap.add_argument("--pos-weight", type=float, default=0.5, help="the positives' weight, as a share of the negatives'")
+    ap.add_argument("--pos-weight", type=float, default=0.5, help="in the pointwise loss, the positives' weight as a share of the negatives'")
+    ap.add_argument("--pointwise", type=float, default=0.5, help="the pointwise loss's weight beside the listwise one")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", required=True)
@@ -169,7 +193,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     tok = tokenizer()
     rows, pairs = load_pairs(args.train, args.fraction, args.seed)
-    print(f"{len(rows)} rows, {len(pairs)} pairs, {int(sum(l for *_, l in pairs))} positive", file=sys.stderr)
+    print(f"{len(rows)} rows, {len(pairs)} pairs, {int(sum(p[2] for p in pairs))} positive", file=sys.stderr)
     t0 = time.time()
     model = train(args, tok, pairs)
     wall = time.time() - t0
