@@ -51,7 +51,13 @@ def load_bert(layers=6, model_dir=MODEL_DIR, total=6):
 
 
 def tokenizer(model_dir=MODEL_DIR):
-    return Tokenizer.from_file(os.path.join(model_dir, "tokenizer.json"))
+    """The model's tokenizer without the padding and truncation its file
+    asks for (every input padded to 128): the reader cuts each side
+    itself, as ski's Go reader does."""
+    tok = Tokenizer.from_file(os.path.join(model_dir, "tokenizer.json"))
+    tok.no_padding()
+    tok.no_truncation()
+    return tok
 
 
 def encode_pair(tok, prompt, skill):
