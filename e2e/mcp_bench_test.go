@@ -88,12 +88,7 @@ func peakRSS(b *testing.B, pid int) int {
 // holds.
 func BenchmarkMCPSearch10k(b *testing.B) {
 	w := newWorld(b)
-	realModel(b, w)
-	w.extra = append(w.extra, "SKI_EMBED_SERVER=1")
-	catalog := b.TempDir()
-	if r := w.stage(nil, "ski-synth", "--from", filepath.Join(repo, "..", "shared", "skills-corpus"), "--count", "10000", "--out", catalog); r.code != 0 {
-		b.Fatalf("ski-synth: %+v", r)
-	}
+	catalog := w.synthServed(10000)
 	w.skills = catalog
 	so := scan.Options{Host: record.HostClaude, Cwd: w.home, Roots: []string{catalog}, Home: w.home}
 	found, err := scan.Scan(so)

@@ -67,18 +67,26 @@ func rchar(t *testing.T, pid int) int64 {
 	return 0
 }
 
+// synthServed readies the world for the real model and the embed server,
+// and writes a catalog of n skills (ski-synth from the shared corpus).
+func (w *world) synthServed(n int) string {
+	w.t.Helper()
+	realModel(w.t, w)
+	w.extra = append(w.extra, "SKI_EMBED_SERVER=1")
+	catalog := w.t.TempDir()
+	if r := w.stage(nil, "ski-synth", "--from", filepath.Join(repo, "..", "shared", "skills-corpus"), "--count", strconv.Itoa(n), "--out", catalog); r.code != 0 {
+		w.t.Fatalf("ski-synth: %+v", r)
+	}
+	return catalog
+}
+
 // With the embed server running, ski-rank has it rank against an index of
 // rank.RemoteFrom bytes or more, which the server reads once and keeps:
 // the candidates are byte for byte those ski-rank makes reading the index
 // itself.
 func TestLargeIndexRankedByServer(t *testing.T) {
 	w := newWorld(t)
-	realModel(t, w)
-	w.extra = append(w.extra, "SKI_EMBED_SERVER=1")
-	catalog := t.TempDir()
-	if r := w.stage(nil, "ski-synth", "--from", filepath.Join(repo, "..", "shared", "skills-corpus"), "--count", "4500", "--out", catalog); r.code != 0 {
-		t.Fatalf("ski-synth: %+v", r)
-	}
+	catalog := w.synthServed(4500)
 	found, err := scan.Scan(scan.Options{Host: record.HostClaude, Roots: []string{catalog}})
 	if err != nil || len(found.Skills) != 4500 {
 		t.Fatalf("scan: %d skills, %v", len(found.Skills), err)

@@ -532,12 +532,12 @@ func TestRank(t *testing.T) {
 	}
 }
 
-// A Ranker finds the server of a query's model where ski-embed starts
-// it, asks it, and gives up on it after one failure; it never asks for a
-// lexical model or with SKI_EMBED_SERVER=0.
-func TestRanker(t *testing.T) {
-	state := t.TempDir()
-	env := environ.FromMap(map[string]string{"XDG_STATE_HOME": state})
+// rankerWorld is a state folder of the test's own (its environment and
+// run folder), the default model, and this test binary as the server's
+// build.
+func rankerWorld(t *testing.T) (environ.Env, string, embed.Model, string) {
+	t.Helper()
+	env := environ.FromMap(map[string]string{"XDG_STATE_HOME": t.TempDir()})
 	run, err := RunDir(env.RuntimeDir, env.Dirs.State)
 	if err != nil {
 		t.Fatal(err)
@@ -550,6 +550,14 @@ func TestRanker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return env, run, m, exe
+}
+
+// A Ranker finds the server of a query's model where ski-embed starts
+// it, asks it, and gives up on it after one failure; it never asks for a
+// lexical model or with SKI_EMBED_SERVER=0.
+func TestRanker(t *testing.T) {
+	env, run, m, exe := rankerWorld(t)
 	sock := SocketPath(run, m.ID, embed.Env{Environ: env, Runtime: "/opt/ort.so"})
 	var calls atomic.Int32
 	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: BuildOf(exe),
@@ -624,20 +632,7 @@ func TestRankFrameDecodes(t *testing.T) {
 // its deadline (the prompt keeps the judge's word, never waits), and a
 // server with no reader is refused, not waited for.
 func TestRankerRead(t *testing.T) {
-	state := t.TempDir()
-	env := environ.FromMap(map[string]string{"XDG_STATE_HOME": state})
-	run, err := RunDir(env.RuntimeDir, env.Dirs.State)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := embed.Lookup("bge-small-en-v1.5-q")
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, run, m, exe := rankerWorld(t)
 	sock := SocketPath(run, m.ID, embed.Env{Environ: env})
 	var reads atomic.Int32
 	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: BuildOf(exe),

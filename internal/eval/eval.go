@@ -342,23 +342,16 @@ func WriteMisses(w io.Writer, outs []Outcome) {
 	}
 }
 
-// WriteCandidatesFile writes one JSON line per outcome to path: the case and
-// every ranked candidate with the gate's decision, for analysis outside ski.
-func WriteCandidatesFile(path string, outs []Outcome) error {
+// writeLines writes a JSON line per row to a new file at path: each(i)
+// is row i of n.
+func writeLines(path string, n int, each func(i int) any) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	enc := json.NewEncoder(f)
-	for _, o := range outs {
-		row := struct {
-			Line       int                `json:"line"`
-			Category   string             `json:"category"`
-			Prompt     string             `json:"prompt"`
-			Expected   [][]string         `json:"expected"`
-			Selections []record.Selection `json:"selections"`
-		}{o.Case.Line, o.Case.Category, o.Case.Prompt, o.Case.Groups, o.Selections}
-		if err := enc.Encode(row); err != nil {
+	for i := 0; i < n; i++ {
+		if err := enc.Encode(each(i)); err != nil {
 			f.Close()
 			return fmt.Errorf("%s: %w", path, err)
 		}
@@ -367,4 +360,19 @@ func WriteCandidatesFile(path string, outs []Outcome) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// WriteCandidatesFile writes one JSON line per outcome to path: the case and
+// every ranked candidate with the gate's decision, for analysis outside ski.
+func WriteCandidatesFile(path string, outs []Outcome) error {
+	return writeLines(path, len(outs), func(i int) any {
+		o := outs[i]
+		return struct {
+			Line       int                `json:"line"`
+			Category   string             `json:"category"`
+			Prompt     string             `json:"prompt"`
+			Expected   [][]string         `json:"expected"`
+			Selections []record.Selection `json:"selections"`
+		}{o.Case.Line, o.Case.Category, o.Case.Prompt, o.Case.Groups, o.Selections}
+	})
 }

@@ -1,10 +1,8 @@
 package eval
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/prompt"
@@ -23,11 +21,6 @@ func WriteFeatures(path string, rows []Labelled, emb embed.Embedder, idx *vecfil
 	for i, e := range idx.Entries {
 		pos[e.Skill.ID] = i
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(f)
 	type cand struct {
 		ID      string    `json:"id"`
 		Rank    int       `json:"rank"`
@@ -41,27 +34,23 @@ func WriteFeatures(path string, rows []Labelled, emb embed.Embedder, idx *vecfil
 		BgMean  float64   `json:"bg_mean"`
 		BgStd   float64   `json:"bg_std"`
 	}
-	for _, r := range rows {
+	return writeLines(path, len(rows), func(i int) any {
+		r := rows[i]
 		cands := make([]cand, len(r.Cands))
-		for i, c := range r.Cands {
-			cands[i] = cand{ID: c.ID, Rank: c.Rank, Score: c.Score, Cosine: c.Cosine, Lexical: c.Lexical, Boost: c.Boost, Mention: c.Mention, Why: c.Why, Judge: c.Features}
+		for j, c := range r.Cands {
+			cands[j] = cand{ID: c.ID, Rank: c.Rank, Score: c.Score, Cosine: c.Cosine, Lexical: c.Lexical, Boost: c.Boost, Mention: c.Mention, Why: c.Why, Judge: c.Features}
 			if mean != nil {
-				cands[i].BgMean, cands[i].BgStd = mean[pos[c.ID]], std[pos[c.ID]]
+				cands[j].BgMean, cands[j].BgStd = mean[pos[c.ID]], std[pos[c.ID]]
 			}
 		}
-		row := struct {
+		return struct {
 			Line     int        `json:"line"`
 			Category string     `json:"category"`
 			Prompt   string     `json:"prompt"`
 			Expected [][]string `json:"expected"`
 			Cands    []cand     `json:"cands"`
 		}{r.Line, r.Category, r.Prompt, r.Groups, cands}
-		if err := enc.Encode(row); err != nil {
-			f.Close()
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	return f.Close()
+	})
 }
 
 // BackgroundStats embeds the background prompts and returns, per index

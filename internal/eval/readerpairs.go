@@ -1,10 +1,6 @@
 package eval
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-
 	"github.com/skill-inject/ski/internal/prompt"
 	"github.com/skill-inject/ski/internal/record"
 )
@@ -19,11 +15,6 @@ type ReaderText func(record.Skill) string
 // its ranked candidates with the text of each skill the reader would read:
 // what a reader is trained and checked on.
 func WriteReaderPairs(path string, rows []Labelled, skills map[string]record.Skill, text ReaderText) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(f)
 	type cand struct {
 		ID         string   `json:"id"`
 		Rank       int      `json:"rank"`
@@ -33,7 +24,8 @@ func WriteReaderPairs(path string, rows []Labelled, skills map[string]record.Ski
 		Mention    string   `json:"mention,omitempty"`
 		Text       string   `json:"text"`
 	}
-	for _, r := range rows {
+	return writeLines(path, len(rows), func(i int) any {
+		r := rows[i]
 		row := struct {
 			Line     int        `json:"line"`
 			Category string     `json:"category"`
@@ -46,13 +38,6 @@ func WriteReaderPairs(path string, rows []Labelled, skills map[string]record.Ski
 			row.Cands = append(row.Cands, cand{ID: c.ID, Rank: c.Rank, Score: c.Score, Cosine: c.Cosine,
 				Confidence: c.Confidence, Mention: c.Mention, Text: text(skills[c.ID])})
 		}
-		if err := enc.Encode(row); err != nil {
-			f.Close()
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+		return row
+	})
 }

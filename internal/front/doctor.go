@@ -211,13 +211,7 @@ func (w *world) checkModel() []check {
 		files.status, files.detail = statusOK, fmt.Sprintf("%s needs no model files", model)
 		return []check{files}
 	}
-	dir := embed.ModelDir(m, w.env.Environ)
-	var bad []string
-	for _, f := range m.Files {
-		if err := fileMatches(filepath.Join(dir, f.Name), f.SHA256, f.Size); err != nil {
-			bad = append(bad, err.Error())
-		}
-	}
+	dir, bad := w.modelFiles(m)
 	if len(bad) > 0 {
 		files.status, files.detail = statusFail, fmt.Sprintf("%s: %s", model, strings.Join(bad, "; "))
 		files.fix = fmt.Sprintf("scripts/setup.sh, or ski embed --fetch %s", model)
@@ -252,13 +246,7 @@ func (w *world) checkReader() check {
 		return c
 	}
 	m := reader.Files()
-	dir := embed.ModelDir(m, w.env.Environ)
-	var bad []string
-	for _, f := range m.Files {
-		if err := fileMatches(filepath.Join(dir, f.Name), f.SHA256, f.Size); err != nil {
-			bad = append(bad, err.Error())
-		}
-	}
+	dir, bad := w.modelFiles(m)
 	if len(bad) > 0 {
 		c.status, c.detail = statusWarn, fmt.Sprintf("%s: %s: the judge decides alone", m.ID, strings.Join(bad, "; "))
 		c.fix = "scripts/setup.sh installs it"
@@ -266,6 +254,19 @@ func (w *world) checkReader() check {
 	}
 	c.status, c.detail = statusOK, fmt.Sprintf("%s in %s (sha256 checked): reads the prompts the judge is unsure of", m.ID, dir)
 	return c
+}
+
+// modelFiles is the folder of m's files, and what is wrong with each
+// that does not match its size and sha256.
+func (w *world) modelFiles(m embed.Model) (string, []string) {
+	dir := embed.ModelDir(m, w.env.Environ)
+	var bad []string
+	for _, f := range m.Files {
+		if err := fileMatches(filepath.Join(dir, f.Name), f.SHA256, f.Size); err != nil {
+			bad = append(bad, err.Error())
+		}
+	}
+	return dir, bad
 }
 
 // fileMatches checks a file's size and sha256.

@@ -197,42 +197,16 @@ func (e *Embedder) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
 
 // run embeds one batch of token id rows, padded to the longest.
 func (e *Embedder) run(rows [][]int64) ([][]float32, error) {
-	n, seq := len(rows), 0
-	for _, r := range rows {
-		seq = max(seq, len(r))
-	}
-	ids := make([]int64, n*seq)
-	mask := make([]int64, n*seq)
-	types := make([]int64, n*seq)
-	for i, r := range rows {
-		copy(ids[i*seq:], r)
-		for j := range r {
-			mask[i*seq+j] = 1
-		}
-	}
-	shape := ort.NewShape(int64(n), int64(seq))
-	inputs := make([]ort.Value, 0, 3)
-	defer func() {
-		for _, v := range inputs {
-			v.Destroy()
-		}
-	}()
-	for _, data := range [][]int64{ids, mask, types} {
-		t, err := ort.NewTensor(shape, data)
-		if err != nil {
-			return nil, fmt.Errorf("input tensor: %w", err)
-		}
-		inputs = append(inputs, t)
-	}
-	outputs := []ort.Value{nil}
-	if err := e.sess.Run(inputs, outputs); err != nil {
+	output, seq, err := runPadded(e.sess, rows, nil)
+	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", e.model.ID, err)
 	}
-	defer outputs[0].Destroy()
-	hidden, ok := outputs[0].(*ort.Tensor[float32])
+	defer output.Destroy()
+	hidden, ok := output.(*ort.Tensor[float32])
 	if !ok {
-		return nil, fmt.Errorf("run %s: output is %T, want float32 tensor", e.model.ID, outputs[0])
+		return nil, fmt.Errorf("run %s: output is %T, want float32 tensor", e.model.ID, output)
 	}
+	n := len(rows)
 	dim := e.model.Dim
 	if s := hidden.GetShape(); len(s) != 3 || s[0] != int64(n) || s[1] != int64(seq) || s[2] != int64(dim) {
 		return nil, fmt.Errorf("run %s: output shape %v, want [%d %d %d]", e.model.ID, s, n, seq, dim)
@@ -240,33 +214,28 @@ func (e *Embedder) run(rows [][]int64) ([][]float32, error) {
 	data := hidden.GetData()
 	vecs := make([][]float32, n)
 	for i := range rows {
-		vecs[i] = pool(data[i*seq*dim:(i+1)*seq*dim], mask[i*seq:(i+1)*seq], dim, e.model.Pooling)
+		vecs[i] = pool(data[i*seq*dim:(i+1)*seq*dim], len(rows[i]), dim, e.model.Pooling)
 		embed.Normalize(vecs[i])
 	}
 	return vecs, nil
 }
 
 // pool turns one row of token vectors into one vector: the first ([CLS])
-// token's, or the mean over the tokens the mask keeps.
-func pool(hidden []float32, mask []int64, dim int, how string) []float32 {
+// token's, or the mean over its first tokens (the row's own, not the padding).
+func pool(hidden []float32, tokens, dim int, how string) []float32 {
 	v := make([]float32, dim)
 	if how == "cls" {
 		copy(v, hidden[:dim])
 		return v
 	}
-	var n float32
-	for t, m := range mask {
-		if m == 0 {
-			continue
-		}
-		n++
+	for t := 0; t < tokens; t++ {
 		for j := 0; j < dim; j++ {
 			v[j] += hidden[t*dim+j]
 		}
 	}
-	if n > 0 {
+	if tokens > 0 {
 		for j := range v {
-			v[j] /= n
+			v[j] /= float32(tokens)
 		}
 	}
 	return v

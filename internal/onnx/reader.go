@@ -110,49 +110,22 @@ func (r *Reader) Logits(prompt string, skills []string) ([]float32, error) {
 	if len(skills) == 0 {
 		return nil, nil
 	}
-	rows := make([][2][]int64, len(skills))
-	seq := 0
+	ids := make([][]int64, len(skills))
+	types := make([][]int64, len(skills))
 	for i, s := range skills {
-		ids, types := r.Pair(prompt, s)
-		rows[i] = [2][]int64{ids, types}
-		seq = max(seq, len(ids))
+		ids[i], types[i] = r.Pair(prompt, s)
 	}
-	n := len(rows)
-	ids := make([]int64, n*seq)
-	mask := make([]int64, n*seq)
-	types := make([]int64, n*seq)
-	for i, row := range rows {
-		copy(ids[i*seq:], row[0])
-		copy(types[i*seq:], row[1])
-		for j := range row[0] {
-			mask[i*seq+j] = 1
-		}
-	}
-	shape := ort.NewShape(int64(n), int64(seq))
-	inputs := make([]ort.Value, 0, 3)
-	defer func() {
-		for _, v := range inputs {
-			v.Destroy()
-		}
-	}()
-	for _, data := range [][]int64{ids, mask, types} {
-		t, err := ort.NewTensor(shape, data)
-		if err != nil {
-			return nil, fmt.Errorf("reader input: %w", err)
-		}
-		inputs = append(inputs, t)
-	}
-	outputs := []ort.Value{nil}
+	n := len(ids)
 	r.mu.Lock()
-	err := r.sess.Run(inputs, outputs)
+	output, _, err := runPadded(r.sess, ids, types)
 	r.mu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("run the reader: %w", err)
 	}
-	defer outputs[0].Destroy()
-	out, ok := outputs[0].(*ort.Tensor[float32])
+	defer output.Destroy()
+	out, ok := output.(*ort.Tensor[float32])
 	if !ok {
-		return nil, fmt.Errorf("run the reader: output is %T, want float32 tensor", outputs[0])
+		return nil, fmt.Errorf("run the reader: output is %T, want float32 tensor", output)
 	}
 	if s := out.GetShape(); len(s) != 1 || s[0] != int64(n) {
 		return nil, fmt.Errorf("run the reader: output shape %v, want [%d]", s, n)

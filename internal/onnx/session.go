@@ -178,3 +178,43 @@ func createSession(path string, level ort.GraphOptimizationLevel, save string, s
 	}
 	return sess, nil
 }
+
+// runPadded runs sess on a batch of token rows (ids, and each row's token
+// types, or nil for all zero) padded to the longest, with the attention
+// mask over each row's tokens, and returns its one output (the caller
+// destroys it) and the padded length.
+func runPadded(sess *ort.DynamicAdvancedSession, ids, types [][]int64) (ort.Value, int, error) {
+	n, seq := len(ids), 0
+	for _, r := range ids {
+		seq = max(seq, len(r))
+	}
+	flat := [3][]int64{make([]int64, n*seq), make([]int64, n*seq), make([]int64, n*seq)}
+	for i, r := range ids {
+		copy(flat[0][i*seq:], r)
+		if types != nil {
+			copy(flat[2][i*seq:], types[i])
+		}
+		for j := range r {
+			flat[1][i*seq+j] = 1
+		}
+	}
+	shape := ort.NewShape(int64(n), int64(seq))
+	inputs := make([]ort.Value, 0, 3)
+	defer func() {
+		for _, v := range inputs {
+			v.Destroy()
+		}
+	}()
+	for _, data := range flat {
+		t, err := ort.NewTensor(shape, data)
+		if err != nil {
+			return nil, 0, fmt.Errorf("input tensor: %w", err)
+		}
+		inputs = append(inputs, t)
+	}
+	outputs := []ort.Value{nil}
+	if err := sess.Run(inputs, outputs); err != nil {
+		return nil, 0, err
+	}
+	return outputs[0], seq, nil
+}
