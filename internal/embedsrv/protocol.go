@@ -78,8 +78,18 @@ type readRequest struct {
 
 // Stats are a server's counts since it started.
 type Stats struct {
+	Prompts    int   `json:"prompts"`     // prompts it read and embedded
 	Reads      int   `json:"reads"`       // prompts the reader read
 	ReadMicros int64 `json:"read_micros"` // time they took, in all
+}
+
+// Summary says what the counts are, in words.
+func (st Stats) Summary() string {
+	if st.Reads == 0 {
+		return fmt.Sprintf("%d prompts, none read by the reader", st.Prompts)
+	}
+	return fmt.Sprintf("%d prompts, %d read by the reader (%.0f ms each on average)",
+		st.Prompts, st.Reads, float64(st.ReadMicros)/float64(st.Reads)/1000)
 }
 
 // rankRequest is a query record to rank against an index, with the

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
@@ -142,6 +143,8 @@ type server struct {
 	connMu sync.Mutex        // guards conns
 	conns  map[*os.File]bool // the open connections; nil once stopped
 	idle   *time.Timer       // stops the server after o.Idle without requests
+	// prompts counts the prompts read and embedded since the start.
+	prompts atomic.Int64
 }
 
 // stop closes the listener and the connections still open, so clients
@@ -227,6 +230,7 @@ func (s *server) answer(req request) response {
 		if s.o.Stats != nil {
 			st = s.o.Stats()
 		}
+		st.Prompts = int(s.prompts.Load())
 		resp.Stats = &st
 		return resp
 	}
@@ -256,6 +260,7 @@ func (s *server) answer(req request) response {
 	case s.o.ReadPrompt == nil:
 		err = errors.New("this server does not read prompts")
 	default:
+		s.prompts.Add(int64(len(req.Texts)))
 		resp.Readings = make([]prompt.Reading, len(req.Texts))
 		texts := make([]string, len(req.Texts))
 		for i, p := range req.Texts {

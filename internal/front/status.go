@@ -27,7 +27,8 @@ const statusDoc = `Usage: ski status [--host claude|opencode] [--cwd DIR]
 For the project and host: the skill roots and how many usable skills (and
 error and warning records) each holds, how many of them the host's skill
 listing shows as bare names (without their description), the index (model, age, size,
-whether it is up to date, build progress), the embed server, and what ski
+whether it is up to date, build progress), the embed server (with how
+many prompts it embedded and the reader read since it started), and what ski
 did in the most recent session: skills injected, suggested, and loaded by
 the model itself.`
 
@@ -211,7 +212,8 @@ type serverInfo struct {
 	pid     int
 	err     error // the run dir is unusable, or the server did not answer
 	running bool
-	other   string // the executable of a server of another install or build
+	stats   embedsrv.Stats // its counts, when running
+	other   string         // the executable of a server of another install or build
 }
 
 func (w *world) serverState() serverInfo {
@@ -247,7 +249,7 @@ func (w *world) serverState() serverInfo {
 	}
 	c := &embedsrv.Client{Local: embedsrv.ModelOnly(m), Socket: s.socket, Build: embedsrv.BuildOf(ours), Timeout: 2 * time.Second}
 	defer c.Close()
-	if s.err = c.Ping(); s.err == nil {
+	if s.stats, s.err = c.Stats(); s.err == nil {
 		s.running = true
 	}
 	return s
@@ -258,7 +260,7 @@ func (s serverInfo) summary() string {
 	case s.lexical:
 		return fmt.Sprintf("not used (%s needs no model process)", s.model)
 	case s.running:
-		return fmt.Sprintf("running for %s (pid %d), %s", s.model, s.pid, s.socket)
+		return fmt.Sprintf("running for %s (pid %d), %s; since it started: %s", s.model, s.pid, s.socket, s.stats.Summary())
 	case s.other != "":
 		return fmt.Sprintf("a server of another install or build runs (pid %d, %s); it makes way for this one at the next prompt", s.pid, s.other)
 	case s.err != nil && s.socket == "":
