@@ -161,6 +161,11 @@ var faults = []fault{
 		must(t, os.WriteFile(path, []byte("\x00\xff garbage {\"not\": ski\n\x1b[31m"), 0o600))
 		return nil
 	}},
+	{name: "fifo", fileOnly: true, apply: func(t *testing.T, path string, dir bool, _ string) func() {
+		must(t, os.RemoveAll(path))
+		must(t, syscall.Mkfifo(path, 0o600))
+		return nil
+	}},
 	{name: "read-only", asUser: true, apply: func(t *testing.T, path string, dir bool, _ string) func() {
 		if dir {
 			must(t, os.Chmod(path, 0o500))
