@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -364,6 +365,15 @@ func TestSkiDoctor(t *testing.T) {
 			os.Chmod(filepath.Join(other, "ski"), 0o755)
 			w.extra = append(w.extra, "PATH="+other+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 		}, "ski on PATH", 1, []string{"FAIL", "comes first on PATH and is another program", "fix: put"}},
+		{"another copy of ski first on PATH", func(t *testing.T, w *world) {
+			other := t.TempDir()
+			build := exec.Command("go", "build", "-ldflags", "-X github.com/skill-inject/ski/internal/cli.Commit=another-copy", "-o", other, "./cmd/ski")
+			build.Dir = repo
+			if out, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("build: %v\n%s", err, out)
+			}
+			w.extra = append(w.extra, "PATH="+other+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		}, "ski on PATH", 0, []string{"warn", "is another copy of ski (ski " + cli.Release + " (commit another-copy))", "this one is " + filepath.Join(binDir, "ski") + " (" + cli.Version() + ")", "fix: put"}},
 		{"a stage missing", nil, "stages", 1, []string{"FAIL", "missing beside ski", "ski-rank", "fix: scripts/install.sh"}},
 		{"another stage first on PATH", func(t *testing.T, w *world) {
 			other := t.TempDir()
