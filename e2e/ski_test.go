@@ -178,13 +178,16 @@ func TestSkiStatus(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(skills, "long", "SKILL.md"), "---\nname: long\ndescription: "+strings.Repeat("word ", 220)+"\n---\nbody\n")
 	writeFile(t, filepath.Join(skills, "broken", "SKILL.md"), "no frontmatter here\n")
-	w.skills = skills
+	// A second root's skill of the same name as the first's is shadowed.
+	second := t.TempDir()
+	writeFile(t, filepath.Join(second, "helm", "SKILL.md"), "---\nname: helm-chart\ndescription: Another helm chart skill.\n---\nbody\n")
+	w.skills = skills + string(os.PathListSeparator) + second
 
 	r := w.ski("status")
 	if r.code != 0 {
 		t.Fatalf("ski status: code %d, stderr %q", r.code, r.stderr)
 	}
-	got := strings.ReplaceAll(r.stdout, skills, "$SKILLS")
+	got := strings.ReplaceAll(strings.ReplaceAll(r.stdout, skills, "$SKILLS"), second, "$SECOND")
 	golden(t, w, "status-new.golden", got)
 
 	// An index built, a build running (its progress file, as the builder
@@ -201,7 +204,7 @@ func TestSkiStatus(t *testing.T) {
 		{"2026-11-24T10:02:00Z", "load", "k8s/helm-chart"},
 	})
 	r = w.ski("status")
-	got = strings.ReplaceAll(r.stdout, skills, "$SKILLS")
+	got = strings.ReplaceAll(strings.ReplaceAll(r.stdout, skills, "$SKILLS"), second, "$SECOND")
 	golden(t, w, "status-built.golden", got)
 
 	// A build whose process is gone says so.
@@ -230,7 +233,16 @@ func TestSkiStatsAndHistory(t *testing.T) {
 	writeLedger(t, w, "s-9", [][3]string{{"2026-11-23T09:00:00Z", "rearm", ""}, {"2026-11-23T09:01:00Z", "host-load", "release/changelog"},
 		{"2026-11-23T09:02:00Z", "load", "python/uv-setup"}, {"2026-11-23T09:03:00Z", "suggest", "docs/pdf-tools"},
 		{"2026-11-23T09:04:00Z", "load", "docs/pdf-tools"}})
+	// Four sessions are too few for advice: most skills are unused yet.
 	r := w.ski("stats")
+	if r.code != 0 {
+		t.Fatalf("ski stats: %d %s", r.code, r.stderr)
+	}
+	golden(t, w, "stats-early.golden", r.stdout)
+	for i := range 16 {
+		writeLedger(t, w, fmt.Sprintf("t-%d", i), [][3]string{{fmt.Sprintf("2026-11-01T10:%02d:00Z", i), "rearm", ""}})
+	}
+	r = w.ski("stats")
 	if r.code != 0 {
 		t.Fatalf("ski stats: %d %s", r.code, r.stderr)
 	}

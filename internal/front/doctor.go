@@ -499,11 +499,12 @@ func (w *world) checkSkills(o scan.Options) check {
 		return c
 	}
 	warns := hostrules.CheckAll(w.host, res.Skills)
-	c.detail = fmt.Sprintf("%d usable, %d errors, %d warnings for %s", len(res.Skills), len(res.Errors), len(warns), w.host)
+	errs, shadowed := splitShadowed(res.Errors)
+	c.detail = fmt.Sprintf("%d usable, %d shadowed, %d errors, %d warnings for %s", len(res.Skills), len(shadowed), len(errs), len(warns), w.host)
 	switch {
 	case len(res.Skills) == 0:
 		c.status, c.fix = statusWarn, "no skills found: add some under ~/.claude/skills or the project's .claude/skills"
-	case len(res.Errors)+len(warns) > 0:
+	case len(errs)+len(warns) > 0:
 		c.status, c.fix = statusWarn, "ski status lists each with its reason"
 	default:
 		c.status = statusOK
