@@ -106,17 +106,12 @@ func TestSkiRunsTheStageBesideIt(t *testing.T) {
 }
 
 // ski why shows every candidate with its score parts, band, decision and
-// the gate's reason; --json carries the same for machines.
+// the gate's reason; --json carries the same for machines. The first run,
+// before any index, builds it and answers.
 func TestSkiWhy(t *testing.T) {
 	w := newWorld(t)
 	lexicalConfig(t, w)
-	// Before any index: says so, and has one built in the background.
-	r := w.ski("why", "the helm chart fails to lint")
-	if r.code != 0 || !strings.Contains(r.stdout, "no index of this project's skills is ready yet") {
-		t.Fatalf("ski why before an index: code %d, %q", r.code, r.stdout)
-	}
-	w.waitBuilds()
-	r = w.ski("why", "--top", "4", "the helm chart fails to lint")
+	r := w.ski("why", "--top", "4", "the helm chart fails to lint")
 	if r.code != 0 {
 		t.Fatalf("ski why: code %d, stderr %q", r.code, r.stderr)
 	}
@@ -141,6 +136,42 @@ func TestSkiWhy(t *testing.T) {
 	}
 	if r := w.ski("why"); r.code != cli.ExitUsage {
 		t.Errorf("ski why without a prompt: code %d", r.code)
+	}
+}
+
+// On a fresh machine, ski why builds the project's index with the model
+// before it ranks, and answers as the hook will; with no skills anywhere it
+// says so and where it looked.
+func TestSkiWhyFirstRun(t *testing.T) {
+	w := newWorld(t)
+	realModel(t, w)
+	r := w.ski("why", "--json", postmortemPrompt)
+	var rep struct {
+		Model      string
+		Candidates []struct{ ID, Decision string }
+		Warnings   []string
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
+		t.Fatalf("ski why: code %d, %v: %s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if rep.Model != "bge-small-en-v1.5-q" || len(rep.Candidates) == 0 || rep.Candidates[0].ID != "writing/postmortem" ||
+		rep.Candidates[0].Decision != "inject" || len(rep.Warnings) != 0 {
+		t.Fatalf("ski why on a fresh machine: %+v", rep)
+	}
+
+	empty := newWorld(t)
+	realModel(t, empty)
+	empty.skills = ""
+	empty.extra = append(empty.extra, "SKI_ROOTS=")
+	r = empty.ski("why", postmortemPrompt)
+	want := "warning: no skills: ski found none for claude in " + filepath.Join(empty.home, ".claude", "skills")
+	if r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Fatalf("ski why with no skills: code %d, want %q in:\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+	r = empty.ski("why", "--host", "opencode", postmortemPrompt)
+	want = "warning: no skills: ski found none for opencode in " + filepath.Join(empty.home, ".opencode", "skill")
+	if r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Fatalf("ski why --host opencode with no skills: code %d, want %q in:\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 }
 
