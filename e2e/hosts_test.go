@@ -91,10 +91,7 @@ func newHostHome(t *testing.T, host string, extraSkills ...string) *hostHome {
 			t.Fatalf("cp: %v %s", err, out)
 		}
 	}
-	cache := os.Getenv("SKI_SETUP_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.Getenv("HOME"), ".cache", "ski-setup")
-	}
+	cache := setupCache()
 	path := os.Getenv("PATH")
 	if host == "opencode" { // its skill tool runs rg
 		path = filepath.Dir(hostTool(t, "SKI_RG")) + string(os.PathListSeparator) + path

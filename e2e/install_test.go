@@ -22,12 +22,7 @@ func TestInstallUninstall(t *testing.T) {
 	if out, err := exec.Command("cp", "-r", filepath.Join(repo, "testdata", "skills", "writing", "postmortem"), skills).CombinedOutput(); err != nil {
 		t.Fatalf("cp: %v %s", err, out)
 	}
-	cache := os.Getenv("SKI_SETUP_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.Getenv("HOME"), ".cache", "ski-setup")
-	}
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "SKI_SETUP_CACHE=" + cache,
-		"SKI_SETUP_MODELS=bge-small-en-v1.5-q", "GOCACHE=" + goEnv(t, "GOCACHE"), "GOPATH=" + goEnv(t, "GOPATH")}
+	env := scriptEnv(t, home)
 	install := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(filepath.Join(repo, "scripts", "install.sh"), args...)
@@ -120,4 +115,45 @@ func goEnv(t *testing.T, key string) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// setupCache is the set-up's cache of downloads and builds
+// (scripts/setup.sh's SKI_SETUP_CACHE) of the user running the tests.
+func setupCache() string {
+	if c := os.Getenv("SKI_SETUP_CACHE"); c != "" {
+		return c
+	}
+	if c := os.Getenv("XDG_CACHE_HOME"); c != "" {
+		return filepath.Join(c, "ski-setup")
+	}
+	return filepath.Join(os.Getenv("HOME"), ".cache", "ski-setup")
+}
+
+// scriptEnv is the environment the tests run the repository's scripts in
+// as a user with home: the set-up's cache and Go's of the user running the
+// tests, one model.
+func scriptEnv(t *testing.T, home string) []string {
+	return []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "SKI_SETUP_CACHE=" + setupCache(),
+		"SKI_SETUP_MODELS=bge-small-en-v1.5-q", "GOCACHE=" + goEnv(t, "GOCACHE"), "GOPATH=" + goEnv(t, "GOPATH")}
+}
+
+// scripts/demo.sh on a fresh machine (a new home, no demo state yet)
+// prints the Claude payload on its first run.
+func TestDemoFirstRun(t *testing.T) {
+	home := t.TempDir()
+	stopServersUnder(t, home)
+	if err := os.RemoveAll(filepath.Join(repo, ".cache", "demo")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(repo, "scripts", "demo.sh"))
+	cmd.Env = scriptEnv(t, home)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("demo.sh: %v\n%s%s", err, out.String(), errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if !strings.Contains(claudeContext(t, lines[len(lines)-1]), `the skill "postmortem"`) {
+		t.Fatalf("demo.sh's payload names no postmortem skill:\n%s", out.String())
+	}
 }
