@@ -20,7 +20,8 @@
 # says which binaries changed.
 # Only package registries are contacted (npm, Maven Central, crates.io, the
 # Go module proxy). Environment:
-#   SKI_SETUP_CACHE   downloads and builds (default $XDG_CACHE_HOME/ski-setup)
+#   SKI_SETUP_CACHE   downloads and builds, and cargo's and npm's caches for
+#                     them (default $XDG_CACHE_HOME/ski-setup)
 #   SKI_SETUP_MODELS  model ids to install (default: all four below)
 #   SKI_SETUP_OFFLINE=1  build bin/ only, lexical embedder (no downloads)
 set -euo pipefail
@@ -34,6 +35,7 @@ for tool in go; do command -v $tool >/dev/null || die "$tool is required"; done
 cache=${SKI_SETUP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ski-setup}
 data=${XDG_DATA_HOME:-$HOME/.local/share}/ski
 mkdir -p "$cache" bin
+. scripts/tool-caches.sh "$cache"
 # --version names the commit of a checkout (Go's own VCS stamping is off
 # here); a tree with uncommitted changes says so.
 ldflags=
