@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skill-inject/ski/internal/testhome"
 )
 
 var (
@@ -24,6 +26,13 @@ var (
 
 func TestMain(m *testing.M) {
 	os.Exit(func() int {
+		// No test writes into the home of the user running them.
+		leave, err := testhome.Enter()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer leave()
 		wd, _ := os.Getwd()
 		repo = filepath.Dir(wd)
 		dir, err := os.MkdirTemp("", "ski-e2e-bin-")

@@ -121,23 +121,19 @@ func goEnv(t *testing.T, key string) string {
 }
 
 // setupCache is the set-up's cache of downloads and builds
-// (scripts/setup.sh's SKI_SETUP_CACHE) of the user running the tests.
-func setupCache() string {
-	if c := os.Getenv("SKI_SETUP_CACHE"); c != "" {
-		return c
-	}
-	if c := os.Getenv("XDG_CACHE_HOME"); c != "" {
-		return filepath.Join(c, "ski-setup")
-	}
-	return filepath.Join(os.Getenv("HOME"), ".cache", "ski-setup")
-}
+// (scripts/setup.sh's SKI_SETUP_CACHE) of the user running the tests:
+// TestMain set it.
+func setupCache() string { return os.Getenv("SKI_SETUP_CACHE") }
 
 // scriptEnv is the environment the tests run the repository's scripts in
-// as a user with home: the set-up's cache and Go's of the user running the
-// tests, one model.
+// as a user with home: the set-up's cache and Go's settings and caches of
+// the user running the tests, one model.
 func scriptEnv(t *testing.T, home string) []string {
-	return []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "SKI_SETUP_CACHE=" + setupCache(),
-		"SKI_SETUP_MODELS=bge-small-en-v1.5-q", "GOCACHE=" + goEnv(t, "GOCACHE"), "GOPATH=" + goEnv(t, "GOPATH")}
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "SKI_SETUP_CACHE=" + setupCache(), "SKI_SETUP_MODELS=bge-small-en-v1.5-q"}
+	for _, k := range []string{"GOENV", "GOCACHE", "GOMODCACHE", "GOPATH"} {
+		env = append(env, k+"="+goEnv(t, k))
+	}
+	return env
 }
 
 // scripts/demo.sh on a fresh machine (a new home, no demo state yet)
