@@ -120,7 +120,7 @@ func Run(p Project, o Options) (Result, error) {
 			bo.First = func(s record.Skill) bool { return !before[s.ID+"\x00"+s.Hash] }
 		}
 		if round < rounds-1 {
-			bo.Stop = changedSince(p.Scan, stamp, o)
+			bo.Stop = changedSince(path, p.Scan, stamp, o)
 		}
 		stats, err := writeIndex(path, p, found.Skills, stamp, emb, bo, o)
 		if errors.Is(err, index.ErrStopped) {
@@ -138,18 +138,22 @@ func Run(p Project, o Options) (Result, error) {
 	return res, nil
 }
 
-// changedSince is a build's Stop: whether the skills of so have changed
-// from stamp, looked at no more often than every o.Recheck.
-func changedSince(so scan.Options, stamp string, o Options) func() bool {
+// changedSince is a build's Stop: whether the skills of so (whose index is
+// at path) have changed from stamp, looked at no more often than every
+// o.Recheck.
+func changedSince(path string, so scan.Options, stamp string, o Options) func() bool {
 	every := o.Recheck
 	if every == 0 {
 		every = time.Second
 	}
 	last := o.Now()
+	// The listings of the check's walk, when there was one, spare listing
+	// again the folders that did not change.
+	listings := scan.LoadListings(ListingsPath(path))
 	return func() bool {
 		if now := o.Now(); now.Sub(last) >= every {
 			last = now
-			s, err := scan.Stamp(so)
+			s, err := scan.StampWith(so, listings)
 			return err == nil && s != stamp
 		}
 		return false
