@@ -61,6 +61,9 @@ export HOME=$run_home/home XDG_CONFIG_HOME=$run_home/home/.config XDG_CACHE_HOME
 	XDG_DATA_HOME=$run_home/home/.local/share XDG_STATE_HOME=$run_home/home/.local/state
 unset XDG_RUNTIME_DIR
 mkdir -p "$HOME"
+if [ "$(id -u)" != 0 ]; then
+	echo "test.sh: as uid $(id -u), the tests that need a second user (the other end of a socket, a file given to someone else) skip and say so; run as root to include them" >&2
+fi
 
 echo "== gofmt" >&2
 unformatted=$(gofmt -l cmd internal e2e 2>/dev/null || true)
