@@ -9,8 +9,9 @@
 #   - every hook call exited 0 within 2 s
 #   - no skill was injected twice in a session
 #   - the embed server lived through the run (one process), and its RSS and
-#     open files stayed flat (the last quarter's median within 10 % and
-#     2 MB of the first quarter's, at most 2 more files)
+#     open files (but its folder watches, one per project) stayed flat: the
+#     last quarter's median within 10 % and 2 MB of the first quarter's, at
+#     most 2 more files
 #   - it never kept a zombie child (one seen in two samples in a row)
 #   - nothing of the home is left running after install.sh --uninstall
 # It prints the numbers and exits 1 when a check fails.
@@ -25,7 +26,7 @@
 #                         directory; kept, and named at the end)
 # Run it niced on a shared machine: nice scripts/soak.sh
 set -euo pipefail
-cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
+cd "${SKI_SOAK_REPO:-$(dirname -- "${BASH_SOURCE[0]}")/..}"
 repo=$PWD
 prompts=${SKI_SOAK_PROMPTS:-3000}
 sessions=${SKI_SOAK_SESSIONS:-60}
@@ -36,6 +37,13 @@ shared=${SKI_SHARED:-$(cd .. && pwd)/shared}
 catalog=$(cd "${SKI_SOAK_ROOT:-$shared/skills-corpus}" && pwd)
 work=${SKI_SOAK_DIR:-$(mktemp -d /tmp/ski-soak-XXXXXX)}
 say() { echo "soak: $*" >&2; }
+# The run is long: it goes on from a copy of this script, so that the
+# checkout may change meanwhile.
+if [ "${SKI_SOAK_REPO:-}" = "" ]; then
+	mkdir -p "$work"
+	cp -- "${BASH_SOURCE[0]}" "$work/soak.sh"
+	SKI_SOAK_REPO=$repo SKI_SOAK_DIR=$work exec bash "$work/soak.sh"
+fi
 
 # The invoking user's set-up cache and Go's settings and caches serve the
 # soak's home, whose own folders start empty.
@@ -125,8 +133,8 @@ changer() {
 }
 
 # monitor: every 15 s, of each embed server: time, pid, RSS kB, threads,
-# open files, zombie children ("-": none), children; and the processes of
-# the home.
+# open files but folder watches, zombie children ("-": none), children, the
+# processes of the home, folder watches.
 procs_of_home() {
 	local p n=0
 	for p in /proc/[0-9]*; do
@@ -135,17 +143,19 @@ procs_of_home() {
 	echo $n
 }
 sample() {
-	local lock pid rss threads fds zombies children c s state ppid
+	local lock pid rss threads fds watches zombies children c s state ppid
 	for lock in "$run"/*.sock.lock; do
 		[ -f "$lock" ] || continue
 		pid=$(cat "$lock" 2>/dev/null) || continue
 		[ -d "/proc/$pid" ] || continue
-		rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
-		threads=$(awk '/^Threads/ {print $2}' "/proc/$pid/status")
-		fds=$(ls "/proc/$pid/fd" | wc -l)
+		rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status") || continue
+		threads=$(awk '/^Threads/ {print $2}' "/proc/$pid/status") || continue
+		# Open files but the folder watches (one per project watched).
+		fds=$(find "/proc/$pid/fd" -mindepth 1 -printf '%l\n' | grep -vc inotify) || continue
+		watches=$(find "/proc/$pid/fd" -mindepth 1 -printf '%l\n' | grep -c inotify) || :
 		zombies="" children=0
 		for c in /proc/[0-9]*/stat; do
-			s=$(<"$c") 2>/dev/null || continue
+			{ read -r s <"$c"; } 2>/dev/null || continue
 			# After the command name, which is in parentheses: state, parent.
 			read -r state ppid _ <<<"${s##*) }"
 			if [ "$ppid" = "$pid" ]; then
@@ -155,7 +165,7 @@ sample() {
 			fi
 		done
 		zombies=${zombies#,}
-		printf '%s %s %s %s %s %s %s %s\n' "$(date +%s)" "$pid" "$rss" "$threads" "$fds" "${zombies:--}" "$children" "$(procs_of_home)" >>"$logs/monitor.log"
+		printf '%s %s %s %s %s %s %s %s %s\n' "$(date +%s)" "$pid" "$rss" "$threads" "$fds" "${zombies:--}" "$children" "$(procs_of_home)" "$watches" >>"$logs/monitor.log"
 	done
 }
 monitor() {
@@ -221,6 +231,7 @@ quarter() {
 rss1=$(quarter 3 first) rss4=$(quarter 3 last) fd1=$(quarter 5 first) fd4=$(quarter 5 last)
 rssmax=$(awk 'm < $3 {m = $3} END {print m}' "$logs/monitor.log")
 fdmax=$(awk 'm < $5 {m = $5} END {print m}' "$logs/monitor.log")
+watchmax=$(awk 'm < $9 {m = $9} END {print m}' "$logs/monitor.log")
 # A zombie seen in two samples in a row (15 s apart) is kept, not reaped.
 lingering=$(awk '{n = ($6 == "-") ? 0 : split($6, z, ","); for (i = 1; i <= n; i++) if ((z[i] in seen) && seen[z[i]] == NR - 1) c++; for (i = 1; i <= n; i++) seen[z[i]] = NR} END {print c + 0}' "$logs/monitor.log")
 zmax=$(awk '{n = ($6 == "-") ? 0 : split($6, z, ","); if (n > m) m = n} END {print m + 0}' "$logs/monitor.log")
@@ -228,7 +239,7 @@ changes=$(wc -l <"$logs/changes.log" 2>/dev/null || echo 0)
 
 echo "soak: $calls hook calls ($prompts prompts) in $(((ended - started) / 60)) min $(((ended - started) % 60)) s; server life $((life / 60)) min; $changes skill changes; $injected injections"
 echo "  prompt hook: p50 ${p50} ms, p99 ${p99} ms, max ${max} ms"
-echo "  server RSS: first quarter ${rss1} kB, last quarter ${rss4} kB, max ${rssmax} kB; open files: ${fd1}, ${fd4}, max ${fdmax}; zombies: at most ${zmax} in a sample, ${lingering} kept"
+echo "  server RSS: first quarter ${rss1} kB, last quarter ${rss4} kB, max ${rssmax} kB; open files (but ${watchmax} folder watches at most): ${fd1}, ${fd4}, max ${fdmax}; zombies: at most ${zmax} in a sample, ${lingering} kept"
 check "$([ "$bad" = 0 ] && echo ok)" "every hook call exited 0 ($bad did not)"
 check "$([ "$slow" = 0 ] && echo ok)" "every hook call returned within 2 s ($slow did not)"
 check "$([ "$twice" = 0 ] && echo ok)" "no skill injected twice in a session ($twice were)"
