@@ -35,6 +35,12 @@ say() { echo "host-tools: $*" >&2; }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
+# --prefix would also move npm's global config (a system npmrc with the
+# machine's CA or registry mirror) to DIR/etc/npmrc: npm install is told
+# the user's.
+npm_global=()
+if g=$(npm config get globalconfig 2>/dev/null) && [ -n "$g" ]; then npm_global=(--globalconfig "$g"); fi
+
 # npm_pin DIR SPEC...: installs the packages into DIR unless the same pins
 # are there already.
 npm_pin() {
@@ -49,7 +55,7 @@ npm_pin() {
 	mkdir -p "$dir"
 	# The optional dependencies carry the native binaries; the install scripts
 	# only copy them into place, and we use them where npm put them.
-	npm install --prefix "$dir" --no-audit --no-fund --save-exact --loglevel=error --ignore-scripts "$@" >&2
+	npm install --prefix "$dir" "${npm_global[@]}" --no-audit --no-fund --save-exact --loglevel=error --ignore-scripts "$@" >&2
 	echo "$*" >"$dir/.pins"
 }
 
