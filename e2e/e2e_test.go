@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skill-inject/ski/internal/testhome"
 )
 
 var (
@@ -24,6 +26,13 @@ var (
 
 func TestMain(m *testing.M) {
 	os.Exit(func() int {
+		// No test writes into the home of the user running them.
+		leave, err := testhome.Enter()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer leave()
 		wd, _ := os.Getwd()
 		repo = filepath.Dir(wd)
 		dir, err := os.MkdirTemp("", "ski-e2e-bin-")
@@ -96,6 +105,36 @@ func (w *world) stopServers() {
 			}
 		}
 	}
+	// Then whatever else of the world still runs (a hook's background
+	// check that has not taken a builder's lock yet): every process with
+	// the world's HOME.
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		pids := w.processes()
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if len(pids) == 0 {
+			return
+		}
+	}
+}
+
+// processes lists the processes whose environment holds the world's HOME.
+func (w *world) processes() []int {
+	var out []int
+	want := []byte("\x00HOME=" + w.home + "\x00")
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if err == nil && bytes.Contains(append([]byte{0}, env...), want) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 func (w *world) env() []string {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skill-inject/ski/internal/testuser"
 	"github.com/skill-inject/ski/internal/vecfile"
 )
 
@@ -25,8 +26,9 @@ import (
 // faultSession is the session of the prompts the suite sends.
 const faultSession = "9b2f6c1e-4a7d-4f3e-8c55-2d0e7f1a6b90"
 
-// unprivileged is the user the permission faults run the hooks as: as
-// root, modes and owners do not bite.
+// unprivileged is the user the permission faults run the hooks as when
+// the tests run as root, whom modes and owners do not bite. Run as another
+// user, they run the hooks as that user.
 const unprivileged = 65534
 
 // hookLimit is how long a hook may take, whatever the fault.
@@ -108,7 +110,7 @@ func runPath(elem ...string) func(string) string {
 type fault struct {
 	name string
 	// asUser runs the hooks as the unprivileged user, for faults of
-	// modes and owners.
+	// modes and owners (as the tests' user, when that is not root).
 	asUser bool
 	// fileOnly faults make sense only where a regular file belongs.
 	fileOnly bool
@@ -161,6 +163,11 @@ var faults = []fault{
 		must(t, os.WriteFile(path, []byte("\x00\xff garbage {\"not\": ski\n\x1b[31m"), 0o600))
 		return nil
 	}},
+	{name: "fifo", fileOnly: true, apply: func(t *testing.T, path string, dir bool, _ string) func() {
+		must(t, os.RemoveAll(path))
+		must(t, syscall.Mkfifo(path, 0o600))
+		return nil
+	}},
 	{name: "read-only", asUser: true, apply: func(t *testing.T, path string, dir bool, _ string) func() {
 		if dir {
 			must(t, os.Chmod(path, 0o500))
@@ -170,6 +177,7 @@ var faults = []fault{
 		return nil
 	}},
 	{name: "other owner", asUser: true, apply: func(t *testing.T, path string, dir bool, _ string) func() {
+		testuser.NeedRoot(t, "giving a file to another user")
 		must(t, os.Lchown(path, 4242, 4242))
 		return nil
 	}},
@@ -413,9 +421,6 @@ func killServers(h string) {
 }
 
 func TestHookFaults(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Fatalf("the fault suite runs hooks as another user, which needs root (uid %d)", os.Getuid())
-	}
 	ws := warmUp(t)
 	only := os.Getenv("SKI_FAULT_TARGET") // a maintainer's shortcut to one target
 	for _, target := range faultTargets {
@@ -444,7 +449,9 @@ func runFault(t *testing.T, ws *warmState, target faultTarget, f fault) {
 	} else {
 		w.extra = append(w.extra, "SKI_EMBED_SERVER=0")
 	}
-	if f.asUser {
+	// As root, the permission faults run the hooks as another user.
+	asOther := f.asUser && os.Getuid() == 0
+	if asOther {
 		chownTree(h, unprivileged)
 		w.cred = &syscall.Credential{Uid: unprivileged, Gid: unprivileged}
 		if target.server {
@@ -466,7 +473,7 @@ func runFault(t *testing.T, ws *warmState, target faultTarget, f fault) {
 	}
 	elsewhere := filepath.Join(h, "elsewhere")
 	must(t, os.Mkdir(elsewhere, 0o700))
-	if f.asUser {
+	if asOther {
 		os.Lchown(elsewhere, unprivileged, unprivileged)
 	}
 	check := f.apply(t, path, target.dir, elsewhere)
@@ -490,7 +497,7 @@ func runFault(t *testing.T, ws *warmState, target faultTarget, f fault) {
 	if target.input {
 		must(t, copyTree(saved, path, false))
 	}
-	if f.asUser {
+	if asOther {
 		chownTree(h, unprivileged)
 	}
 	// What was removed is rebuilt in the background, as after a new

@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/skill-inject/ski/internal/indexfile"
 )
@@ -412,5 +414,32 @@ func TestLogTrimNeverFollowsSymlink(t *testing.T) {
 	w.hook("claude", "session-start", w.payload("claude-session-startup.json"))
 	if st, err := os.Stat(log); err != nil || st.Size() >= int64(len(big)) {
 		t.Fatalf("the user's own log was not trimmed: %v, %v", st.Size(), err)
+	}
+}
+
+// A FIFO in the log's place, with no one reading it, holds up nothing: the
+// prompt hook, whose query starts the first background build, returns
+// within its limit, the builder runs (its messages dropped), and no
+// process of the world is left waiting to open the log.
+func TestLogFIFONeverBlocks(t *testing.T) {
+	w := newWorld(t)
+	realModel(t, w)
+	state := filepath.Join(w.home, ".local", "state", "ski")
+	os.MkdirAll(state, 0o700)
+	if err := syscall.Mkfifo(filepath.Join(state, "hook.log"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	timedHook(t, w, "claude", "prompt", w.payload("claude-prompt.json"))
+	timedHook(t, w, "claude", "session-start", w.payload("claude-session-startup.json"))
+	// (waitBuilds would read the log.)
+	for end := time.Now().Add(90 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		indexes, _ := filepath.Glob(filepath.Join(w.home, ".cache", "ski", "index", "*.skv"))
+		left := processesOf(w.home)
+		if len(indexes) == 2 && len(left) == 0 {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("after 90 s, indexes %v, and processes of the world still run: %v", indexes, left)
+		}
 	}
 }

@@ -91,10 +91,6 @@ func newHostHome(t *testing.T, host string, extraSkills ...string) *hostHome {
 			t.Fatalf("cp: %v %s", err, out)
 		}
 	}
-	cache := os.Getenv("SKI_SETUP_CACHE")
-	if cache == "" {
-		cache = filepath.Join(os.Getenv("HOME"), ".cache", "ski-setup")
-	}
 	path := os.Getenv("PATH")
 	if host == "opencode" { // its skill tool runs rg
 		path = filepath.Dir(hostTool(t, "SKI_RG")) + string(os.PathListSeparator) + path
@@ -111,8 +107,7 @@ func newHostHome(t *testing.T, host string, extraSkills ...string) *hostHome {
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
 	}
 	install := exec.Command(filepath.Join(repo, "scripts", "install.sh"), host)
-	install.Env = append(h.environ(), "SKI_SETUP_CACHE="+cache, "SKI_SETUP_MODELS=bge-small-en-v1.5-q",
-		"GOCACHE="+goEnv(t, "GOCACHE"), "GOPATH="+goEnv(t, "GOPATH"))
+	install.Env = append(scriptEnv(t, home), h.env...)
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("install.sh %s: %v\n%s", host, err, out)
 	}
@@ -370,5 +365,33 @@ func injectedAgain(t *testing.T, prompt func(sid, text string) (string, []string
 	req := onlyMain(t, bodies)
 	if got := injected(lastUserText(req)); count(got, "postmortem") != 1 {
 		t.Fatalf("after %s: want the postmortem note again, got %v\n%s", after, got, lastUserText(req))
+	}
+}
+
+// The host tools come from package registries into the set-up's cache, not
+// from the system: ripgrep is the pinned release from crates.io, built
+// there with cargo, whatever rg the system has (host-tools.sh installs no
+// system package).
+func TestHostToolsFromTheSetupCache(t *testing.T) {
+	cmd := exec.Command(filepath.Join(repo, "scripts", "host-tools.sh"), "--no-install")
+	cmd.Env = scriptEnv(t, t.TempDir())
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("host-tools.sh --no-install: %v\n%s", err, errb.String())
+	}
+	tools := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		tools[k] = v
+	}
+	for _, k := range []string{"SKI_CLAUDE", "SKI_OPENCODE", "SKI_OPENCODE_PLUGIN", "SKI_RG"} {
+		if !strings.HasPrefix(tools[k], setupCache()+string(filepath.Separator)) {
+			t.Errorf("%s=%s, not in the set-up cache %s", k, tools[k], setupCache())
+		}
+	}
+	if v, err := exec.Command(tools["SKI_RG"], "--version").Output(); err != nil || !strings.HasPrefix(string(v), "ripgrep 15.2.0") {
+		t.Errorf("%s --version: %v %s", tools["SKI_RG"], err, v)
 	}
 }

@@ -365,3 +365,49 @@ func (w *world) modelIndexOrLexical() string {
 	}
 	return files[0]
 }
+
+// A skill written while the first build embeds the catalog is in the
+// lexical index, and injected, before that build ends: a prompt for it
+// gets it while there is no index of the model yet.
+func TestSkillWrittenDuringFirstBuild(t *testing.T) {
+	w := corpusWorld(t)
+	mine := t.TempDir()
+	w.skills = w.skills + string(os.PathListSeparator) + mine
+	w.hook("claude", "session-start", w.payload("claude-session-startup.json"))
+	w.builderPID(16)
+	dir := filepath.Join(mine, "zebra-crossing-audit")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: zebra-crossing-audit\ndescription: Audit pedestrian zebra crossings - stripe paint wear, beacon lamps, kerb dropping and sight lines, with a report per crossing.\n---\n# Zebra crossing audit\n\nWalk each crossing, photograph the stripes, test the beacons, measure the kerb drop.\n"), 0o644)
+	ask := "audit the zebra crossings on our street: stripe paint wear and the beacon lamps"
+	for i := 0; ; i++ {
+		built := false
+		files, _ := filepath.Glob(filepath.Join(w.indexDir(), "*.skv"))
+		for _, f := range files {
+			if h, err := vecfile.ReadHeader(f); err == nil && h.Model == "bge-small-en-v1.5-q" {
+				built = true
+			}
+		}
+		out := w.hook("claude", "prompt", inSession(t, w, fmt.Sprintf("s%d", i), ask))
+		if strings.Contains(out, "zebra-crossing-audit") {
+			if built {
+				t.Fatalf("the new skill came only once the model's index was built; log:\n%s", w.log())
+			}
+			break
+		}
+		if built {
+			t.Fatalf("the model's index was built before a prompt got the new skill (last payload %q); log:\n%s", out, w.log())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	w.waitBuilds()
+	idx, err := indexfile.Read(w.modelIndex())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range idx.Entries {
+		if e.Skill.Name == "zebra-crossing-audit" {
+			return
+		}
+	}
+	t.Fatalf("the model's index after the build lacks the new skill (%d skills)", len(idx.Entries))
+}

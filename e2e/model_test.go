@@ -14,9 +14,10 @@ import (
 // installed for the user running the tests.
 func realModel(t testing.TB, w *world) {
 	t.Helper()
-	data := environ.FromOS().Dirs.Data
-	lib := filepath.Join(data, "runtime", "libonnxruntime.so.1")
-	model := filepath.Join(data, "models", "bge-small-en-v1.5-q", "model.onnx")
+	// Where the set-up installed them (TestMain pointed these at it).
+	env := environ.FromOS()
+	lib := env.OnnxRuntime
+	model := filepath.Join(env.ModelDir, "bge-small-en-v1.5-q", "model.onnx")
 	for _, f := range []string{lib, model} {
 		if _, err := os.Stat(f); err != nil {
 			if os.Getenv("SKI_REQUIRE_MODEL") == "1" || os.Getenv("CI") == "true" {
@@ -25,7 +26,7 @@ func realModel(t testing.TB, w *world) {
 			t.Skipf("run scripts/setup.sh first: %v", err)
 		}
 	}
-	w.extra = append(w.extra, "SKI_MODEL_DIR="+filepath.Join(data, "models"), "ONNXRUNTIME_SHARED_LIBRARY_PATH="+lib)
+	w.extra = append(w.extra, "SKI_MODEL_DIR="+env.ModelDir, "ONNXRUNTIME_SHARED_LIBRARY_PATH="+lib)
 }
 
 // The hook ranks with the real model and says so in the index it builds.
@@ -81,7 +82,7 @@ func TestFallbackToLexical(t *testing.T) {
 func TestFetchFromLoopback(t *testing.T) {
 	w := newWorld(t)
 	realModel(t, w)
-	src := filepath.Join(environ.FromOS().Dirs.Data, "models", "all-MiniLM-L6-v2-q")
+	src := filepath.Join(environ.FromOS().ModelDir, "all-MiniLM-L6-v2-q")
 	srv := hfServer(t, "Xenova/all-MiniLM-L6-v2", map[string]string{
 		"onnx/model_quantized.onnx": filepath.Join(src, "model.onnx"),
 		"tokenizer.json":            filepath.Join(src, "tokenizer.json"),

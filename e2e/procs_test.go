@@ -52,3 +52,20 @@ func processesUnder(dir, flag string) []int {
 	}
 	return pids
 }
+
+// processesOf lists the running processes whose environment has HOME=home:
+// everything a world's hooks started.
+func processesOf(home string) []int {
+	var pids []int
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		env, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), []byte("\x00HOME="+home+"\x00")) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -105,17 +106,12 @@ func TestSkiRunsTheStageBesideIt(t *testing.T) {
 }
 
 // ski why shows every candidate with its score parts, band, decision and
-// the gate's reason; --json carries the same for machines.
+// the gate's reason; --json carries the same for machines. The first run,
+// before any index, builds it and answers.
 func TestSkiWhy(t *testing.T) {
 	w := newWorld(t)
 	lexicalConfig(t, w)
-	// Before any index: says so, and has one built in the background.
-	r := w.ski("why", "the helm chart fails to lint")
-	if r.code != 0 || !strings.Contains(r.stdout, "no index of this project's skills is ready yet") {
-		t.Fatalf("ski why before an index: code %d, %q", r.code, r.stdout)
-	}
-	w.waitBuilds()
-	r = w.ski("why", "--top", "4", "the helm chart fails to lint")
+	r := w.ski("why", "--top", "4", "the helm chart fails to lint")
 	if r.code != 0 {
 		t.Fatalf("ski why: code %d, stderr %q", r.code, r.stderr)
 	}
@@ -140,6 +136,42 @@ func TestSkiWhy(t *testing.T) {
 	}
 	if r := w.ski("why"); r.code != cli.ExitUsage {
 		t.Errorf("ski why without a prompt: code %d", r.code)
+	}
+}
+
+// On a fresh machine, ski why builds the project's index with the model
+// before it ranks, and answers as the hook will; with no skills anywhere it
+// says so and where it looked.
+func TestSkiWhyFirstRun(t *testing.T) {
+	w := newWorld(t)
+	realModel(t, w)
+	r := w.ski("why", "--json", postmortemPrompt)
+	var rep struct {
+		Model      string
+		Candidates []struct{ ID, Decision string }
+		Warnings   []string
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 0 {
+		t.Fatalf("ski why: code %d, %v: %s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if rep.Model != "bge-small-en-v1.5-q" || len(rep.Candidates) == 0 || rep.Candidates[0].ID != "writing/postmortem" ||
+		rep.Candidates[0].Decision != "inject" || len(rep.Warnings) != 0 {
+		t.Fatalf("ski why on a fresh machine: %+v", rep)
+	}
+
+	empty := newWorld(t)
+	realModel(t, empty)
+	empty.skills = ""
+	empty.extra = append(empty.extra, "SKI_ROOTS=")
+	r = empty.ski("why", postmortemPrompt)
+	want := "warning: no skills: ski found none for claude in " + filepath.Join(empty.home, ".claude", "skills")
+	if r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Fatalf("ski why with no skills: code %d, want %q in:\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+	r = empty.ski("why", "--host", "opencode", postmortemPrompt)
+	want = "warning: no skills: ski found none for opencode in " + filepath.Join(empty.home, ".opencode", "skill")
+	if r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Fatalf("ski why --host opencode with no skills: code %d, want %q in:\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 }
 
@@ -177,13 +209,16 @@ func TestSkiStatus(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(skills, "long", "SKILL.md"), "---\nname: long\ndescription: "+strings.Repeat("word ", 220)+"\n---\nbody\n")
 	writeFile(t, filepath.Join(skills, "broken", "SKILL.md"), "no frontmatter here\n")
-	w.skills = skills
+	// A second root's skill of the same name as the first's is shadowed.
+	second := t.TempDir()
+	writeFile(t, filepath.Join(second, "helm", "SKILL.md"), "---\nname: helm-chart\ndescription: Another helm chart skill.\n---\nbody\n")
+	w.skills = skills + string(os.PathListSeparator) + second
 
 	r := w.ski("status")
 	if r.code != 0 {
 		t.Fatalf("ski status: code %d, stderr %q", r.code, r.stderr)
 	}
-	got := strings.ReplaceAll(r.stdout, skills, "$SKILLS")
+	got := strings.ReplaceAll(strings.ReplaceAll(r.stdout, skills, "$SKILLS"), second, "$SECOND")
 	golden(t, w, "status-new.golden", got)
 
 	// An index built, a build running (its progress file, as the builder
@@ -200,7 +235,7 @@ func TestSkiStatus(t *testing.T) {
 		{"2026-11-24T10:02:00Z", "load", "k8s/helm-chart"},
 	})
 	r = w.ski("status")
-	got = strings.ReplaceAll(r.stdout, skills, "$SKILLS")
+	got = strings.ReplaceAll(strings.ReplaceAll(r.stdout, skills, "$SKILLS"), second, "$SECOND")
 	golden(t, w, "status-built.golden", got)
 
 	// A build whose process is gone says so.
@@ -229,7 +264,16 @@ func TestSkiStatsAndHistory(t *testing.T) {
 	writeLedger(t, w, "s-9", [][3]string{{"2026-11-23T09:00:00Z", "rearm", ""}, {"2026-11-23T09:01:00Z", "host-load", "release/changelog"},
 		{"2026-11-23T09:02:00Z", "load", "python/uv-setup"}, {"2026-11-23T09:03:00Z", "suggest", "docs/pdf-tools"},
 		{"2026-11-23T09:04:00Z", "load", "docs/pdf-tools"}})
+	// Four sessions are too few for advice: most skills are unused yet.
 	r := w.ski("stats")
+	if r.code != 0 {
+		t.Fatalf("ski stats: %d %s", r.code, r.stderr)
+	}
+	golden(t, w, "stats-early.golden", r.stdout)
+	for i := range 16 {
+		writeLedger(t, w, fmt.Sprintf("t-%d", i), [][3]string{{fmt.Sprintf("2026-11-01T10:%02d:00Z", i), "rearm", ""}})
+	}
+	r = w.ski("stats")
 	if r.code != 0 {
 		t.Fatalf("ski stats: %d %s", r.code, r.stderr)
 	}
@@ -364,6 +408,15 @@ func TestSkiDoctor(t *testing.T) {
 			os.Chmod(filepath.Join(other, "ski"), 0o755)
 			w.extra = append(w.extra, "PATH="+other+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 		}, "ski on PATH", 1, []string{"FAIL", "comes first on PATH and is another program", "fix: put"}},
+		{"another copy of ski first on PATH", func(t *testing.T, w *world) {
+			other := t.TempDir()
+			build := exec.Command("go", "build", "-ldflags", "-X github.com/skill-inject/ski/internal/cli.Commit=another-copy", "-o", other, "./cmd/ski")
+			build.Dir = repo
+			if out, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("build: %v\n%s", err, out)
+			}
+			w.extra = append(w.extra, "PATH="+other+string(os.PathListSeparator)+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		}, "ski on PATH", 0, []string{"warn", "is another copy of ski (ski " + cli.Release + " (commit another-copy))", "this one is " + filepath.Join(binDir, "ski") + " (" + cli.Version() + ")", "fix: put"}},
 		{"a stage missing", nil, "stages", 1, []string{"FAIL", "missing beside ski", "ski-rank", "fix: scripts/install.sh"}},
 		{"another stage first on PATH", func(t *testing.T, w *world) {
 			other := t.TempDir()

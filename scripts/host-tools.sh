@@ -3,9 +3,11 @@
 # Code and opencode from npm at pinned versions, @opencode-ai/plugin at
 # opencode's version (opencode installs it into every config directory on
 # start; the tests copy this one in so runs stay fast and offline), and
-# ripgrep, which opencode's skill tool needs. Test tooling only; ski never
-# runs it. Installs into $SKI_SETUP_CACHE/hosts (default
-# ~/.cache/ski-setup/hosts), never into the repository. Idempotent: a second
+# ripgrep, which opencode's skill tool needs (from crates.io, built with
+# cargo). Test tooling only; ski never runs it. Needs npm and cargo, never
+# root: installs into $SKI_SETUP_CACHE/hosts (default
+# ~/.cache/ski-setup/hosts) only, never into the repository or the system.
+# Idempotent: a second
 # run only checks; with --no-install it never installs and fails when
 # something is missing. Prints, one per line, shell assignments of
 #   SKI_CLAUDE            the claude executable
@@ -24,8 +26,20 @@ case ${1:-} in
 esac
 claude_version=2.1.197
 opencode_version=1.18.33
-cache=${SKI_SETUP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ski-setup}/hosts
+setup_cache=${SKI_SETUP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ski-setup}
+cache=$setup_cache/hosts
+. "$(dirname -- "${BASH_SOURCE[0]}")/tool-caches.sh" "$setup_cache"
 say() { echo "host-tools: $*" >&2; }
+# The CLIs are asked their version in a home of their own: they write
+# their folders into the one they find.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# --prefix would also move npm's global config (a system npmrc with the
+# machine's CA or registry mirror) to DIR/etc/npmrc: npm install is told
+# the user's.
+npm_global=()
+if g=$(npm config get globalconfig 2>/dev/null) && [ -n "$g" ]; then npm_global=(--globalconfig "$g"); fi
 
 # npm_pin DIR SPEC...: installs the packages into DIR unless the same pins
 # are there already.
@@ -41,7 +55,7 @@ npm_pin() {
 	mkdir -p "$dir"
 	# The optional dependencies carry the native binaries; the install scripts
 	# only copy them into place, and we use them where npm put them.
-	npm install --prefix "$dir" --no-audit --no-fund --save-exact --loglevel=error --ignore-scripts "$@" >&2
+	npm install --prefix "$dir" "${npm_global[@]}" --no-audit --no-fund --save-exact --loglevel=error --ignore-scripts "$@" >&2
 	echo "$*" >"$dir/.pins"
 }
 
@@ -52,7 +66,8 @@ native() {
 	shift
 	for p in "$@"; do
 		for f in "$dir"/node_modules/$p; do
-			if [ -x "$f" ] && v=$("$f" --version 2>/dev/null); then
+			if [ -x "$f" ] && v=$(HOME=$scratch XDG_CONFIG_HOME=$scratch/.config XDG_CACHE_HOME=$scratch/.cache \
+				XDG_DATA_HOME=$scratch/.local/share XDG_STATE_HOME=$scratch/.local/state "$f" --version 2>/dev/null); then
 				say "$f: $v"
 				echo "$f"
 				return 0
@@ -87,15 +102,20 @@ npm_pin "$cache/opencode-plugin" "@opencode-ai/plugin@$opencode_version"
 	npm_pin "$cache/opencode-plugin" "@opencode-ai/plugin@$opencode_version"
 }
 
-rg=$(command -v rg || true)
-if [ -z "$rg" ]; then
-	if [ $install = 1 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-		say "installing ripgrep with apt-get"
-		{ apt-get install -y -q ripgrep || { apt-get update -q && apt-get install -y -q ripgrep; }; } >&2
-		rg=$(command -v rg || true)
-	fi
-	[ -n "$rg" ] || { say "ripgrep (rg) is missing: install it (opencode's skill tool needs it)"; exit 1; }
+# ripgrep from crates.io, built with cargo into the cache: no root, no
+# system package.
+rg_version=15.2.0
+rg_dir=$cache/ripgrep
+rg=$rg_dir/bin/rg
+if [ "$(cat "$rg_dir/.pins" 2>/dev/null)" != "ripgrep@$rg_version" ] || ! "$rg" --version >/dev/null 2>&1; then
+	[ $install = 1 ] || { say "ripgrep $rg_version is not installed in $rg_dir"; exit 1; }
+	command -v cargo >/dev/null || { say "cargo is required to build ripgrep (opencode's skill tool needs it)"; exit 1; }
+	say "building ripgrep $rg_version from crates.io with cargo into $rg_dir (about 2 minutes on 2 cores)"
+	rm -rf "$rg_dir"
+	cargo install --locked --quiet --root "$rg_dir" "ripgrep@$rg_version" >&2
+	echo "ripgrep@$rg_version" >"$rg_dir/.pins"
 fi
+say "$rg: $("$rg" --version | head -n 1)"
 
 printf 'SKI_CLAUDE=%q\nSKI_OPENCODE=%q\nSKI_OPENCODE_PLUGIN=%q\nSKI_RG=%q\n' \
 	"$claude" "$opencode" "$cache/opencode-plugin" "$rg"

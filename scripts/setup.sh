@@ -10,12 +10,18 @@
 #      and ski's reader (models/, trained here) -> $XDG_DATA_HOME/ski/models/ski-reader-v1/
 #   3. libtokenizers.a, built with cargo from the Go module
 #      github.com/daulet/tokenizers, its one git dependency pointed at the
-#      crates.io release               -> $SKI_SETUP_CACHE/lib (linked from .cache/lib)
+#      crates.io release               -> $SKI_SETUP_CACHE/lib (copied into .cache/lib)
 #   4. go build ./cmd/...                -> bin/
 #
+# A second run downloads and builds nothing that is current: downloads are
+# checked by sha256, the tokenizer library by its pinned module and lock,
+# and bin/ by go build, which compares the build inputs' contents (the
+# sources, flags and the tokenizer library's sha256), never timestamps. It
+# says which binaries changed.
 # Only package registries are contacted (npm, Maven Central, crates.io, the
 # Go module proxy). Environment:
-#   SKI_SETUP_CACHE   downloads and builds (default $XDG_CACHE_HOME/ski-setup)
+#   SKI_SETUP_CACHE   downloads and builds, and cargo's and npm's caches for
+#                     them (default $XDG_CACHE_HOME/ski-setup)
 #   SKI_SETUP_MODELS  model ids to install (default: all four below)
 #   SKI_SETUP_OFFLINE=1  build bin/ only, lexical embedder (no downloads)
 set -euo pipefail
@@ -29,6 +35,7 @@ for tool in go; do command -v $tool >/dev/null || die "$tool is required"; done
 cache=${SKI_SETUP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ski-setup}
 data=${XDG_DATA_HOME:-$HOME/.local/share}/ski
 mkdir -p "$cache" bin
+. scripts/tool-caches.sh "$cache"
 # --version names the commit of a checkout (Go's own VCS stamping is off
 # here); a tree with uncommitted changes says so.
 ldflags=
@@ -173,10 +180,25 @@ if [ ! -f "$tok_lib" ] || [ "$(cat "$tok_stamp" 2>/dev/null)" != "$tok_module $t
 	echo "$tok_module $tok_lock_sha" >"$tok_stamp"
 	rm -rf "$build"
 fi
+# A copy, not a link: the checkout's build must not depend on the cache of
+# whichever HOME ran the set-up last (that HOME may go).
 mkdir -p .cache/lib
-ln -sfn "$tok_lib" .cache/lib/libtokenizers.a
-say "ok: libtokenizers.a at $tok_lib"
+if [ -L .cache/lib/libtokenizers.a ] || ! cmp -s "$tok_lib" .cache/lib/libtokenizers.a; then
+	cp "$tok_lib" .cache/lib/libtokenizers.a.tmp
+	mv -f .cache/lib/libtokenizers.a.tmp .cache/lib/libtokenizers.a
+fi
+say "ok: libtokenizers.a at $tok_lib, copied into .cache/lib"
+# The library is an input of the binaries that go build cannot see: its
+# sha256 in the flags makes another library another build.
+ldflags="$ldflags -X github.com/skill-inject/ski/internal/onnx.Tokenizers=$(sha256sum .cache/lib/libtokenizers.a | cut -d' ' -f1)"
 
 # --- 4. build -------------------------------------------------------------------
+sums() { (cd bin && sha256sum -- * 2>/dev/null) || :; }
+before=$(sums)
 CGO_ENABLED=1 go build -trimpath -ldflags "$ldflags" -o bin/ ./cmd/...
-say "built $(ls bin | tr '\n' ' ')into bin/"
+changed=$(comm -13 <(printf '%s\n' "$before" | sort) <(sums | sort) | sed 's/^[0-9a-f]* *//' | sort | tr '\n' ' ')
+if [ -z "$changed" ]; then
+	say "ok: bin/ is current ($(ls bin | wc -l) binaries; go build found nothing to rebuild)"
+else
+	say "built ${changed}into bin/"
+fi

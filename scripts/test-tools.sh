@@ -6,6 +6,7 @@
 set -euo pipefail
 cache=${SKI_SETUP_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ski-setup}
 venv=$cache/venv-reference
+. "$(dirname -- "${BASH_SOURCE[0]}")/tool-caches.sh" "$cache"
 pins="onnxruntime==1.24.3 tokenizers==0.22.0 numpy==2.4.6"
 if ! [ -x "$venv/bin/python" ] || [ "$(cat "$venv/.pins" 2>/dev/null)" != "$pins" ]; then
 	echo "test-tools: creating $venv ($pins)" >&2

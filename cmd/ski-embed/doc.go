@@ -10,7 +10,7 @@ each event's project up to date.
 	EVENTS | ski-embed --query [--index FILE] [--host claude|opencode]
 	EVENT | ski-embed --query --event [--host claude|opencode]
 	EVENTS | ski-embed --refresh [--background] [--host claude|opencode]
-	ski-embed --serve [--detach] [--idle 30m] [--delay 0s] [--model ID]
+	ski-embed --serve [--detach] [--idle 30m] [--delay 0s] [--recheck 5m] [--model ID]
 	ski-embed --gc
 
 # Input records
@@ -58,7 +58,8 @@ once. One builder runs per index (it holds <index>.build.lock), at idle CPU
 priority with two threads, and writes how far it is to <index>.progress;
 its messages go to $XDG_STATE_HOME/ski/hook.log. A running embed server
 watches the projects prompts came from and starts a builder when a skill
-is added, edited or removed, so the next prompt uses it. --refresh without
+is added, edited or removed, so the next prompt uses it, and once every
+--recheck (5 minutes) all the same. --refresh without
 --background builds in this process and returns when the index is ready
 (after waiting for a background builder of the same index, if one runs),
 with progress on stderr when that is a terminal: for scripts and

@@ -9,8 +9,13 @@ Claude Code: adds ski's UserPromptSubmit, PostToolUse (matcher Read, Skill
 and ski's two MCP tools under both their names) and SessionStart (matcher startup|resume|compact) hooks to
 ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json when set),
 keeping every other key and hook, and backs the file up beside itself as
-settings.json.ski-backup-UNIXTIME before changing it. Running it again
-changes nothing; --uninstall removes only ski's entries. When ski's Claude
+settings.json.ski-backup-UNIXTIME before changing it (a missing file is
+created). Running it again changes nothing; --uninstall removes only ski's
+entries, makes no backup, and puts back what was there: a settings file
+ski created that holds nothing else is removed, one left as it was before
+ski first changed it gets its bytes back from the backup, and ski's
+backups are removed. What it created and backed up is noted in
+$XDG_DATA_HOME/ski/installed. When ski's Claude
 Code plugin is enabled in that file, its hooks run ski, so ski-install
 adds none (and takes out any it added before). Otherwise it leaves
 $XDG_DATA_HOME/ski/claude-hooks-installed, and the plugin's copy of the

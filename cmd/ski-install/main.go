@@ -38,19 +38,23 @@ func run(env cli.Env) error {
 	if err != nil {
 		return err
 	}
-	report := func(path string, changed bool) {
-		verb := "unchanged"
-		switch {
-		case changed && *uninstall:
-			verb = "removed ski from"
-		case changed:
-			verb = "wired ski into"
-		}
-		fmt.Fprintf(env.Stderr, "ski-install: %s %s\n", verb, path)
+	rec, err := install.ReadRecord(dirs.Data)
+	if err != nil {
+		return err
 	}
-	if *host != "opencode" {
-		script := filepath.Join(abs, "hook-claude.sh")
-		if err := needScript(script, *uninstall); err != nil {
+	if err := wire(env, *host, abs, *uninstall, rec); err != nil {
+		return err
+	}
+	return rec.Write()
+}
+
+// wire installs or uninstalls the hooks of host (claude, opencode or all)
+// whose scripts are in dir, noting what it makes in rec.
+func wire(env cli.Env, host, dir string, uninstall bool, rec *install.Record) error {
+	report := func(path, verb string) { fmt.Fprintf(env.Stderr, "ski-install: %s %s\n", verb, path) }
+	if host != "opencode" {
+		script := filepath.Join(dir, "hook-claude.sh")
+		if err := needScript(script, uninstall); err != nil {
 			return err
 		}
 		path := filepath.Join(env.Environ.ClaudeDir(), "settings.json")
@@ -60,37 +64,49 @@ func run(env cli.Env) error {
 		}
 		// With the ski plugin enabled, its hooks run ski: hooks in
 		// settings.json as well would run every hook twice.
-		add := !*uninstall && wiring.Plugin == ""
-		if !*uninstall && !add {
+		add := !uninstall && wiring.Plugin == ""
+		if !uninstall && !add {
 			fmt.Fprintf(env.Stderr, "ski-install: the ski plugin %s is enabled in %s and runs ski's hooks; not adding them again\n", wiring.Plugin, path)
 		}
-		changed, err := install.ClaudeSettings(path, script, add, time.Now())
+		change, err := install.ClaudeSettings(path, script, add, rec, time.Now())
 		if err != nil {
 			return err
 		}
-		if err := install.MarkHooks(dirs.Data, path, add); err != nil {
+		if err := install.MarkHooks(env.Environ.Dirs.Data, path, add); err != nil {
 			return err
 		}
-		report(path, changed)
+		verbs := map[install.Change]string{install.Unchanged: "unchanged", install.Changed: "wired ski into",
+			install.Restored: "restored as it was before ski in", install.Removed: "removed (ski created it, and it held nothing else)"}
+		if uninstall {
+			verbs[install.Changed] = "removed ski from"
+		}
+		report(path, verbs[change])
 		// ski's MCP server (skill_search, skill_load) in the user-scope
 		// mcpServers, on the same terms as the hooks.
 		global := hostconf.GlobalFile(env.Environ.Home, env.Environ.ClaudeConfigDir)
-		if changed, err = install.ClaudeMCP(global, mcpBinary(), add); err != nil {
+		if change, err = install.ClaudeMCP(global, mcpBinary(), add, rec); err != nil {
 			return err
 		}
-		report(global, changed)
+		report(global, verbs[change])
 	}
-	if *host != "claude" {
-		script := filepath.Join(abs, "hook-opencode.sh")
-		if err := needScript(script, *uninstall); err != nil {
+	if host != "claude" {
+		script := filepath.Join(dir, "hook-opencode.sh")
+		if err := needScript(script, uninstall); err != nil {
 			return err
 		}
 		path := install.OpencodePluginPath(env.Environ.ConfigHome)
-		changed, err := install.OpencodePlugin(path, script, !*uninstall)
+		changed, err := install.OpencodePlugin(path, script, !uninstall)
 		if err != nil {
 			return err
 		}
-		report(path, changed)
+		verb := "unchanged"
+		switch {
+		case changed && uninstall:
+			verb = "removed ski's plugin"
+		case changed:
+			verb = "wired ski into"
+		}
+		report(path, verb)
 	}
 	return nil
 }

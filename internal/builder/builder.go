@@ -209,12 +209,13 @@ func replaceFile(path string, b []byte) {
 
 // OpenLog opens ski's log in stateDir (hook.log) for a builder's messages,
 // or returns nil when it is not a regular file of this user's that can be
-// appended to: a log is never written through a symlink.
+// appended to: a log is never written through a symlink, and opening it
+// never waits (for a reader of a FIFO in its place).
 func OpenLog(stateDir string) *os.File {
 	if err := xdg.OwnDir(stateDir, stateDir, nil); err != nil {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(stateDir, "hook.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|xdg.NoFollow, 0o600)
+	f, err := os.OpenFile(filepath.Join(stateDir, "hook.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|xdg.NoFollow|xdg.NoBlock, 0o600)
 	if err != nil {
 		return nil
 	}

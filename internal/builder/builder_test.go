@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skill-inject/ski/internal/embcache"
 	"github.com/skill-inject/ski/internal/embed"
@@ -236,5 +237,61 @@ func TestIndexWithoutBackgroundIsStale(t *testing.T) {
 			math.Abs(h.Background.Q90-measured.Q90) > 1e-3 || math.Abs(h.Background.Q50-measured.Q50) > 1e-3 {
 			t.Fatalf("rebuilt index %s: background %+v, want %+v (%v)", what, h.Background, measured, err)
 		}
+	}
+}
+
+// hooked is a model that calls before with the texts of each document
+// batch before it embeds them.
+type hooked struct {
+	counting
+	before func(texts []string)
+}
+
+func (h *hooked) Embed(texts []string, p embed.Purpose) ([][]float32, error) {
+	if p == embed.Document && h.before != nil {
+		h.before(texts)
+	}
+	return h.counting.Embed(texts, p)
+}
+
+// A skill written while a build embeds reaches the lexical index before
+// the build ends, and is embedded before the skills still waiting.
+func TestChangeMidBuildComesFirst(t *testing.T) {
+	root := t.TempDir()
+	for i := range 40 {
+		skilltest.Write(t, root, fmt.Sprintf("s%02d", i), fmt.Sprintf("Skill number %d does thing %d.", i, i*7))
+	}
+	p := project(t, root)
+	var batches [][]string
+	lexicalHad := -1 // the lexical index's skill count when the new skill was embedded
+	emb := &hooked{counting: counting{Embedder: embed.NewLexical()}}
+	emb.before = func(texts []string) {
+		batches = append(batches, texts)
+		if len(batches) == 2 {
+			skilltest.Write(t, root, "zebra", "Groom the zebra herd.")
+		}
+		for _, text := range texts {
+			if strings.Contains(text, "zebra herd") {
+				if h, err := vecfile.ReadHeader(p.LexicalPath()); err == nil {
+					lexicalHad = h.Count
+				}
+			}
+		}
+	}
+	res, err := Run(p, Options{Embedder: emb, Recheck: time.Nanosecond, Warn: func(s string) { t.Log(s) }})
+	if err != nil || !res.Built || res.Count != 41 {
+		t.Fatalf("build: %+v %v", res, err)
+	}
+	// The round stopped after the batch in which the skill was written; the
+	// next one's first batch holds it.
+	if len(batches) < 3 || !strings.Contains(strings.Join(batches[2], "\n"), "zebra herd") {
+		t.Fatalf("the new skill was not in the first batch after the change: %q", batches)
+	}
+	if lexicalHad != 41 {
+		t.Fatalf("when the new skill was embedded, the lexical index held %d skills, want 41 (with it)", lexicalHad)
+	}
+	// Nothing embedded twice: 40 + the new one.
+	if emb.texts != 41 {
+		t.Errorf("%d texts embedded, want 41", emb.texts)
 	}
 }

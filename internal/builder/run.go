@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,6 +35,10 @@ type Options struct {
 	Building func()
 	Warn     func(string)
 	Now      func() time.Time
+	// Recheck is how often an embedding build looks whether the skills
+	// changed meanwhile (a walk and a stat per skill); 0 means every
+	// second.
+	Recheck time.Duration
 }
 
 // Result says what a Run did.
@@ -48,8 +53,11 @@ type Result struct {
 // caller took it). It scans the skills, writes the lexical index of what
 // it found (when the model is not lexical itself), then builds the model's
 // index through the embedding cache, and goes round again if the skills
-// changed meanwhile. The index is verified whole first: a damaged one is
-// set aside and built anew.
+// changed meanwhile. A change seen while it embeds (it looks every
+// Options.Recheck) stops the round at once: the next writes the lexical
+// index with the change and embeds the skills that changed first, the
+// vectors made so far coming from the cache. The index is verified whole
+// first: a damaged one is set aside and built anew.
 func Run(p Project, o Options) (Result, error) {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -57,6 +65,7 @@ func Run(p Project, o Options) (Result, error) {
 	path := p.IndexPath()
 	res := Result{Path: path}
 	pr := Progress{PID: os.Getpid(), Model: p.Model, Phase: "scan", Started: o.Now().UTC().Truncate(time.Second)}
+	var before map[string]bool // the skills of the round before, by id and hash
 	for round := 0; round < rounds; round++ {
 		state, stamp := check(path, p.Model, p.Scan, true, o.Warn)
 		if state == Current {
@@ -106,13 +115,49 @@ func Run(p Project, o Options) (Result, error) {
 				o.Progress(done, total)
 			}
 		}
-		stats, err := writeIndex(path, p, found.Skills, stamp, emb, index.Options{Cache: cache, Progress: progress}, o)
+		bo := index.Options{Cache: cache, Progress: progress}
+		if before != nil {
+			bo.First = func(s record.Skill) bool { return !before[s.ID+"\x00"+s.Hash] }
+		}
+		if round < rounds-1 {
+			bo.Stop = changedSince(path, p.Scan, stamp, o)
+		}
+		stats, err := writeIndex(path, p, found.Skills, stamp, emb, bo, o)
+		if errors.Is(err, index.ErrStopped) {
+			before = map[string]bool{}
+			for _, s := range found.Skills {
+				before[s.ID+"\x00"+s.Hash] = true
+			}
+			continue
+		}
 		if err != nil {
 			return res, err
 		}
 		res.Built, res.Count, res.Stats = true, len(found.Skills), stats
 	}
 	return res, nil
+}
+
+// changedSince is a build's Stop: whether the skills of so (whose index is
+// at path) have changed from stamp, looked at no more often than every
+// o.Recheck.
+func changedSince(path string, so scan.Options, stamp string, o Options) func() bool {
+	every := o.Recheck
+	if every == 0 {
+		every = time.Second
+	}
+	last := o.Now()
+	// The listings of the check's walk, when there was one, spare listing
+	// again the folders that did not change.
+	listings := scan.LoadListings(ListingsPath(path))
+	return func() bool {
+		if now := o.Now(); now.Sub(last) >= every {
+			last = now
+			s, err := scan.StampWith(so, listings)
+			return err == nil && s != stamp
+		}
+		return false
+	}
 }
 
 // writeIndex builds the index at path from skills with emb, reusing what

@@ -12,6 +12,7 @@ import (
 	"github.com/skill-inject/ski/internal/dirwatch"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // Watcher keeps the indexes of the projects prompts recently came from up
@@ -180,7 +181,7 @@ func (w *Watcher) Current(spec []byte) bool {
 		// yet. (File times are too coarse to tell that by time.)
 		return false
 	}
-	found, err := os.ReadFile(CurrentPath(path))
+	found, err := xdg.ReadFile(CurrentPath(path))
 	h, herr := vecfile.ReadHeader(path)
 	return err == nil && herr == nil && string(found) == h.Stamp
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // Config is the merged configuration. Pointer fields are unset when nil, so
@@ -113,7 +114,7 @@ type layer struct {
 // is a warning, and the rest of the file applies.
 func readFile(path string, warn func(string)) (layer, error) {
 	var c Config
-	data, err := os.ReadFile(path)
+	data, err := xdg.ReadFile(path)
 	if err != nil {
 		return layer{}, err
 	}

@@ -59,6 +59,7 @@ type Options struct {
 	Detach     bool   // --serve --detach
 	Idle       time.Duration
 	Delay      time.Duration
+	Recheck    time.Duration // --serve: a watched project's full check
 	Host       string
 	Model      string // "" means the config's, else the default
 	Runtime    string // --onnxruntime
@@ -81,6 +82,7 @@ func parse(env cli.Env, manual string) (Options, error) {
 	fs.BoolVar(&o.Detach, "detach", false, "with --serve: start the server in the background and return at once")
 	fs.DurationVar(&o.Idle, "idle", 30*time.Minute, "with --serve: exit after this long without a request")
 	fs.DurationVar(&o.Delay, "delay", 0, "with --serve: wait this long before loading the model")
+	fs.DurationVar(&o.Recheck, "recheck", 5*time.Minute, "with --serve: check the index of each watched project in full this often, changed or not")
 	fetchMode := fs.Bool("fetch", false, "download a model's files from Hugging Face (HF_ENDPOINT, HF_TOKEN) into $XDG_DATA_HOME/ski/models; the model is the argument or --model")
 	fs.StringVar(&o.Host, "host", record.HostClaude, "host whose skill roots are used: claude or opencode")
 	fs.StringVar(&o.Model, "model", "", "model `id` for a new index (default from config, else "+embed.DefaultModel()+")")
@@ -119,8 +121,10 @@ func parse(env cli.Env, manual string) (Options, error) {
 		return o, cli.Usagef("give exactly one of --index FILE, --query, --refresh, --serve, --gc or --fetch")
 	case o.Background && o.Mode != modeRefresh:
 		return o, cli.Usagef("--background goes with --refresh")
-	case (o.Detach || o.Delay != 0) && o.Mode != modeServe:
-		return o, cli.Usagef("--detach and --delay go with --serve")
+	case (o.Detach || o.Delay != 0 || o.Recheck != 5*time.Minute) && o.Mode != modeServe:
+		return o, cli.Usagef("--detach, --delay and --recheck go with --serve")
+	case o.Recheck <= 0:
+		return o, cli.Usagef("--recheck %v: want a positive duration", o.Recheck)
 	case o.Event && o.Mode != modeQuery:
 		return o, cli.Usagef("--event goes with --query")
 	}
@@ -149,7 +153,7 @@ func (p Program) Run(env cli.Env) error {
 	r.keep()
 	switch o.Mode {
 	case modeServe:
-		return r.srv.serve(r.model.ID, o.Idle, o.Delay, o.Detach, &builder.Watcher{Start: r.builds.start})
+		return r.srv.serve(r.model.ID, o.Idle, o.Delay, o.Detach, &builder.Watcher{Start: r.builds.start, Recheck: o.Recheck})
 	case modeQuery:
 		// No server answered: the model loads in this process, and with
 		// no server watching the skills, each prompt has a builder look at them.

@@ -52,9 +52,7 @@ func TestMain(m *testing.M) {
 // A client of another user gets no answer: the server checks the peer's
 // uid on each connection, whatever the socket's mode lets through.
 func TestServerHangsUpOnOtherUser(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Fatalf("this test starts a client of another user, which needs root (uid %d)", os.Getuid())
-	}
+	testuser.NeedRoot(t, "starting a client of another user")
 	dir := testuser.SharedDir(t) // as a careless XDG_RUNTIME_DIR is
 	sock := filepath.Join(dir, "embed.sock")
 	done := make(chan error, 1)
@@ -88,9 +86,7 @@ func TestServerHangsUpOnOtherUser(t *testing.T) {
 // A client does not send its prompt to a server of another user: it
 // embeds in process instead.
 func TestClientRefusesOtherUsersServer(t *testing.T) {
-	if os.Getuid() != 0 {
-		t.Fatalf("this test needs root to listen as another user (uid %d)", os.Getuid())
-	}
+	testuser.NeedRoot(t, "listening as another user")
 	dir := testuser.SharedDir(t)
 	sock := filepath.Join(dir, "embed.sock")
 	cmd := testuser.Command(t, dir, testuser.Other, "EMBEDSRV_LISTEN="+sock)
@@ -157,9 +153,7 @@ func TestSendHint(t *testing.T) {
 		}
 	})
 	t.Run("another user's", func(t *testing.T) {
-		if os.Getuid() != 0 {
-			t.Fatalf("needs root to give the FIFO away (uid %d)", os.Getuid())
-		}
+		testuser.NeedRoot(t, "giving the FIFO to another user")
 		sock, read := fifo(t)
 		os.Chown(HintPath(sock), 65534, 65534)
 		if SendHint(sock, event) || read() != "" {

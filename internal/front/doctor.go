@@ -1,7 +1,9 @@
 package front
 
 import (
+	"context"
 	"crypto/sha256"
+	"debug/buildinfo"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -28,11 +31,12 @@ import (
 const doctorDoc = `Usage: ski doctor [--host claude|opencode] [--cwd DIR]
 
 Checks what a working install needs, one line each, with the fix for
-each problem: no other program named ski ahead of this one on PATH, the
-stages beside ski (same version), the config files, the model's files
-(sha256) and that the model loads and embeds, the project's index, the
-embed server, the hooks (installed once in Claude Code and in opencode),
-and the skills. Then the config in force, each value with where it came
+each problem: no other program named ski ahead of this one on PATH (told
+apart by its Go build info; another copy of ski there is a warning naming
+both versions), the stages beside ski (same version), the config files,
+the model's files (sha256) and that the model loads and embeds, the
+project's index, the embed server, the hooks (installed once in Claude
+Code and in opencode), and the skills. Then the config in force, each value with where it came
 from (default, file, project file, environment).
 
 Exit status: 0 when nothing is broken (warnings allowed), 1 otherwise.`
@@ -100,7 +104,9 @@ func (w *world) doctor() ([]check, []string) {
 }
 
 // checkPath: the first ski on PATH is this one. skill-inject's own
-// binary is also called ski.
+// binary is also called ski: which program a ski is, its build info says
+// (a Go binary records its module); a copy of this ski is asked its
+// version.
 func (w *world) checkPath() check {
 	c := check{name: "ski on PATH"}
 	self := filepath.Join(w.bin, "ski")
@@ -117,14 +123,43 @@ func (w *world) checkPath() check {
 			c.status, c.detail = statusOK, fmt.Sprintf("%s is this ski (%s)", p, cli.Version())
 			return c
 		}
+		c.fix = fmt.Sprintf("put the directory install.sh links ski into (~/.local/bin) before %s in PATH, or remove %s", dir, p)
+		if isSki(p) {
+			c.status = statusWarn
+			c.detail = fmt.Sprintf("%s comes first on PATH and is another copy of ski (%s); this one is %s (%s)", p, versionOf(p), self, cli.Version())
+			return c
+		}
 		c.status = statusFail
 		c.detail = fmt.Sprintf("%s comes first on PATH and is another program (skill-inject's binary has the same name); this ski is %s", p, self)
-		c.fix = fmt.Sprintf("put the directory install.sh links ski into (~/.local/bin) before %s in PATH, or remove %s", dir, p)
 		return c
 	}
 	c.status, c.detail = statusWarn, fmt.Sprintf("ski is not on PATH (this one is %s)", self)
 	c.fix = "add ~/.local/bin to PATH (scripts/install.sh links ski there)"
 	return c
+}
+
+// isSki reports whether the executable at path is a build of this ski
+// command, by the package and module its Go build info names.
+func isSki(path string) bool {
+	own, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	info, err := buildinfo.ReadFile(path)
+	return err == nil && info.Path == own.Path && info.Main.Path == own.Main.Path
+}
+
+// versionOf is what the ski at path says its version is ("-" when it
+// does not say within two seconds).
+func versionOf(path string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	v, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if err != nil || v == "" {
+		return "-"
+	}
+	return v
 }
 
 // same reports whether two paths name one file.
@@ -465,11 +500,12 @@ func (w *world) checkSkills(o scan.Options) check {
 		return c
 	}
 	warns := hostrules.CheckAll(w.host, res.Skills)
-	c.detail = fmt.Sprintf("%d usable, %d errors, %d warnings for %s", len(res.Skills), len(res.Errors), len(warns), w.host)
+	errs, shadowed := splitShadowed(res.Errors)
+	c.detail = fmt.Sprintf("%d usable, %d shadowed, %d errors, %d warnings for %s", len(res.Skills), len(shadowed), len(errs), len(warns), w.host)
 	switch {
 	case len(res.Skills) == 0:
 		c.status, c.fix = statusWarn, "no skills found: add some under ~/.claude/skills or the project's .claude/skills"
-	case len(res.Errors)+len(warns) > 0:
+	case len(errs)+len(warns) > 0:
 		c.status, c.fix = statusWarn, "ski status lists each with its reason"
 	default:
 		c.status = statusOK

@@ -17,7 +17,8 @@ often the model followed by loading it, how often ski only suggested it
 and how often the model followed the suggestion, and how often the model or the user loaded it themselves, how often the
 model's skill_search found it and the model then loaded it, and its loads
 with skill_load (what ski-ledger stats counts); then the searches and
-loads of ski's tools in all. Then advice: a skill injected often and never
+loads of ski's tools in all. Then, once at least 20 sessions are recorded
+(it says how many it read), advice: a skill injected often and never
 followed has a description broader than its use (narrow it, or deny it in
 the config); a skill the model loaded without ski, or one of the
 project's skills no session used, needs the words people use for it in
@@ -32,9 +33,12 @@ rearm after compaction) and to which skill.`
 
 // Advice thresholds: a skill injected this often and followed less than
 // this share of the time is worth a look.
+// Advice waits for adviceMinSessions sessions: before, every skill looks
+// unused.
 const (
 	adviceMinInjected = 3
 	adviceLowFollow   = 0.25
+	adviceMinSessions = 20
 )
 
 func (w *world) ledgers() ([]*ledger.Ledger, error) {
@@ -71,6 +75,26 @@ func runStats(w *world, args []string) error {
 		l.add("")
 		l.add("the model's tools: %d searches (skill_search), %d loads with skill_load; %d times it loaded a skill a search had found", n, loads, foundLoaded)
 	}
+	switch {
+	case len(ledgers) == 0:
+	case len(ledgers) < adviceMinSessions:
+		l.add("")
+		l.add("advice: none until %d sessions are recorded (%d read so far)", adviceMinSessions, len(ledgers))
+	default:
+		if advice := w.advice(stats); len(advice) > 0 {
+			l.add("")
+			l.add("advice (from the %d sessions read):", len(ledgers))
+			for _, a := range advice {
+				l.add("  %s", a)
+			}
+		}
+	}
+	_, err = fmt.Fprint(w.env.Stdout, l.String())
+	return err
+}
+
+// advice says which skills' descriptions to look at, from their stats.
+func (w *world) advice(stats []ledger.SkillStats) []string {
 	var advice []string
 	reached := map[string]bool{}
 	for _, s := range stats {
@@ -85,28 +109,18 @@ func runStats(w *world, args []string) error {
 			advice = append(advice, fmt.Sprintf("%s: the model loaded it %s without ski: ski did not reach it for those prompts; add their words to its description or keywords", s.ID, times(s.ModelLoaded)))
 		}
 	}
-	if len(stats) > 0 {
-		if res, err := scan.Scan(w.scanOptions()); err == nil {
-			var never []string
-			for _, s := range res.Skills {
-				if !reached[s.ID] && !s.DisableModelInvocation {
-					never = append(never, s.ID)
-				}
-			}
-			if len(never) > 0 {
-				advice = append(advice, fmt.Sprintf("never used in any session: %s. If people ask for one of them, put the words they use (the task, the tool, the file type) in its description or under keywords:, and check with ski why \"PROMPT\"", joinMax(never, 8)))
+	if res, err := scan.Scan(w.scanOptions()); err == nil {
+		var never []string
+		for _, s := range res.Skills {
+			if !reached[s.ID] && !s.DisableModelInvocation {
+				never = append(never, s.ID)
 			}
 		}
-	}
-	if len(advice) > 0 {
-		l.add("")
-		l.add("advice:")
-		for _, a := range advice {
-			l.add("  %s", a)
+		if len(never) > 0 {
+			advice = append(advice, fmt.Sprintf("never used in any session: %s. If people ask for one of them, put the words they use (the task, the tool, the file type) in its description or under keywords:, and check with ski why \"PROMPT\"", joinMax(never, 8)))
 		}
 	}
-	_, err = fmt.Fprint(w.env.Stdout, l.String())
-	return err
+	return advice
 }
 
 func runHistory(w *world, args []string) error {

@@ -18,6 +18,7 @@ import (
 	"github.com/skill-inject/ski/internal/embedsrv"
 	"github.com/skill-inject/ski/internal/hostrules"
 	"github.com/skill-inject/ski/internal/ledger"
+	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/scan"
 	"github.com/skill-inject/ski/internal/vecfile"
 )
@@ -25,10 +26,12 @@ import (
 const statusDoc = `Usage: ski status [--host claude|opencode] [--cwd DIR]
 
 For the project and host: the skill roots and how many usable skills (and
-error and warning records) each holds, how many of them the host's skill
-listing shows as bare names (without their description), the index (model, age, size,
-whether it is up to date, build progress), the embed server (with how
-many prompts it embedded and the reader read since it started), and what ski
+shadowed skills, error and warning records) each holds, each skill a
+skill of the same name shadows with the one that wins, how many of them the
+host's skill listing shows as bare names (without their description), the
+index (model, age, size, whether it is up to date, build progress), the
+embed server (with how many prompts it embedded and the reader read since
+it started), and what ski
 did in the most recent session: skills injected, suggested, and loaded by
 the model itself.`
 
@@ -46,30 +49,32 @@ func runStatus(w *world, args []string) error {
 		return fmt.Errorf("scan: %w", err)
 	}
 	warns := hostrules.CheckAll(w.host, res.Skills)
+	errs, shadowed := splitShadowed(res.Errors)
 	out.add("")
-	out.add("skills: %d usable, %d errors, %d warnings", len(res.Skills), len(res.Errors), len(warns))
+	out.add("skills: %d usable, %d shadowed, %d errors, %d warnings", len(res.Skills), len(shadowed), len(errs), len(warns))
 	for _, r := range scan.Roots(o) {
-		n, e := 0, 0
+		n := 0
 		for _, s := range res.Skills {
 			if s.Root == r.Path {
 				n++
 			}
 		}
-		for _, s := range res.Errors {
-			if s.Root == r.Path {
-				e++
-			}
-		}
 		extra := ""
-		if e > 0 {
-			extra = fmt.Sprintf(", %d errors", e)
+		if sh := inRoot(shadowed, r.Path); sh > 0 {
+			extra = fmt.Sprintf(", %d shadowed", sh)
+		}
+		if e := inRoot(errs, r.Path); e > 0 {
+			extra += fmt.Sprintf(", %d errors", e)
 		}
 		if _, err := os.Stat(r.Path); err != nil {
 			extra += " (missing)"
 		}
 		out.add("  %-8s %s: %d skills%s", r.Scope, r.Path, n, extra)
 	}
-	for _, e := range res.Errors {
+	for _, e := range shadowed {
+		out.add("  shadowed %s: %s", e.Path, strings.TrimPrefix(e.Reason, "shadowed "))
+	}
+	for _, e := range errs {
 		out.add("  error    %s: %s", e.Path, e.Reason)
 	}
 	for _, wr := range warns {
@@ -93,6 +98,30 @@ func runStatus(w *world, args []string) error {
 	}
 	_, err = fmt.Fprint(w.env.Stdout, out.String())
 	return err
+}
+
+// splitShadowed parts a scan's error records into the skills that cannot
+// be used and those a skill of the same name wins over.
+func splitShadowed(all []record.ScanError) (errs, shadowed []record.ScanError) {
+	for _, e := range all {
+		if e.ShadowedBy != "" {
+			shadowed = append(shadowed, e)
+		} else {
+			errs = append(errs, e)
+		}
+	}
+	return errs, shadowed
+}
+
+// inRoot counts the records found under root.
+func inRoot(recs []record.ScanError, root string) int {
+	n := 0
+	for _, e := range recs {
+		if e.Root == root {
+			n++
+		}
+	}
+	return n
 }
 
 // lines builds a report line by line.

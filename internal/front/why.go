@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/skill-inject/ski/internal/cli"
@@ -13,6 +15,7 @@ import (
 	"github.com/skill-inject/ski/internal/query"
 	"github.com/skill-inject/ski/internal/reader"
 	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/scan"
 )
 
 const whyDoc = `Usage: ski why [--host claude|opencode] [--cwd DIR] [--top N] [--session ID] [--json] "PROMPT"
@@ -24,7 +27,9 @@ made it and why, and its band by score (inject: at or above
 inject_similarity; suggest: from min_similarity up to it; silent: under
 min_similarity or more than score_margin below the best score).
 Nothing is recorded: the session ledger is only read, and only with
---session.`
+--session. An index of the project's skills that is missing or out of
+date is built first, as ski embed --refresh builds it (with progress on
+a terminal); when there are no skills, it says so and where it looked.`
 
 // whyReport is what ski why --json prints.
 type whyReport struct {
@@ -93,19 +98,28 @@ func runWhy(w *world, args []string) error {
 	return writeWhy(w.env.Stdout, rep)
 }
 
-// why runs the prompt through the stages beside ski.
+// why brings the project's index up to date, then runs the prompt
+// through the stages beside ski.
 func (w *world) why(prompt string, top int, session string) (*whyReport, error) {
+	rep := &whyReport{Prompt: prompt, Host: w.host, Cwd: w.cwd, Candidates: []whyCandidate{}}
+	skills, err := w.refresh()
+	if err != nil {
+		return nil, err
+	}
+	if skills == 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("no skills: ski found none for %s in %s", w.host, strings.Join(scan.Places(w.scanOptions()), ", ")))
+		return rep, nil
+	}
 	event, _ := json.Marshal(map[string]string{"prompt": prompt, "cwd": w.cwd, "session_id": session})
 	q, err := w.stage(event, "ski-embed", "--query", "--host", w.host)
 	if err != nil {
 		return nil, fmt.Errorf("ski-embed --query: %w", err)
 	}
-	rep := &whyReport{Prompt: prompt, Host: w.host, Cwd: w.cwd, Candidates: []whyCandidate{}}
 	if len(bytes.TrimSpace(q)) == 0 {
 		if query.Hint(event) == "" {
 			rep.Warnings = append(rep.Warnings, "the prompt gives nothing to rank (empty after the host's control text and commands are taken out)")
 		} else {
-			rep.Warnings = append(rep.Warnings, "no index of this project's skills is ready yet: a background build was started (ski status shows it; ski embed --refresh builds it now)")
+			rep.Warnings = append(rep.Warnings, "the project's index could not be read: ski status shows it")
 		}
 		return rep, nil
 	}
@@ -149,6 +163,25 @@ func (w *world) why(prompt string, top int, session string) (*whyReport, error) 
 	})
 	rep.Warnings = append(rep.Warnings, w.warnings...)
 	return rep, err
+}
+
+// refresh brings the automatic index of the project up to date, as
+// ski embed --refresh does, its progress and messages on ski's stderr, and
+// says how many skills it holds.
+func (w *world) refresh() (int, error) {
+	event, _ := json.Marshal(map[string]string{"cwd": w.cwd})
+	cmd := exec.Command(filepath.Join(w.bin, "ski-embed"), "--refresh", "--host", w.host)
+	cmd.Dir, cmd.Env = w.cwd, w.env.Environ.List()
+	cmd.Stdin, cmd.Stderr = bytes.NewReader(event), w.env.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, fmt.Errorf("ski-embed --refresh: %w", err)
+	}
+	var line struct{ Count int }
+	if err := json.Unmarshal(out, &line); err != nil {
+		return 0, fmt.Errorf("ski-embed --refresh wrote %q: %w", cut(out), err)
+	}
+	return line.Count, nil
 }
 
 func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error {

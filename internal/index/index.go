@@ -44,7 +44,16 @@ type Options struct {
 	Batch int
 	// Progress, when set, is told how many of the texts to embed are done.
 	Progress func(done, total int)
+	// First, when set, picks the skills whose texts are embedded before the
+	// others (those that changed while a build ran).
+	First func(record.Skill) bool
+	// Stop, when set, is asked after each batch whether to stop; BuildWith
+	// then returns ErrStopped, what it embedded kept in the cache.
+	Stop func() bool
 }
+
+// ErrStopped is BuildWith's error when Options.Stop stopped it.
+var ErrStopped = errors.New("build stopped")
 
 // Build embeds skills with emb and counts the terms of their text for BM25.
 // Vectors and terms of skills with the same id and hash in old are reused
@@ -74,6 +83,8 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 	// The texts still to embed, each once, and the entries waiting for it.
 	var texts []string
 	var keys []embcache.Key
+	textAt := map[embcache.Key]int{}
+	first := map[int]bool{} // texts of the skills o.First picked
 	waiting := map[embcache.Key][]int{}
 	var bodies bm25.Collector
 	// Old position -> new + 1 for kept entries (0: not kept); a slice, not
@@ -106,7 +117,11 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 				stats.Cached++
 			} else {
 				if _, ok := waiting[key]; !ok {
+					textAt[key] = len(texts)
 					texts, keys = append(texts, text), append(keys, key)
+				}
+				if o.First != nil && o.First(s) {
+					first[textAt[key]] = true
 				}
 				waiting[key] = append(waiting[key], at)
 			}
@@ -120,7 +135,7 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 			}
 		})
 	}
-	if err := embedAll(emb, texts, keys, o, func(k embcache.Key, v []float32) {
+	if err := embedAll(emb, texts, keys, first, o, func(k embcache.Key, v []float32) {
 		for _, at := range waiting[k] {
 			idx.Entries[at].Vector = v
 		}
@@ -153,10 +168,11 @@ func BuildWith(skills []record.Skill, old *vecfile.Index, emb embed.Embedder, no
 	return idx, stats, nil
 }
 
-// embedAll embeds texts as documents in batches, shortest first (fewer
-// wasted positions when a model batches), persisting each batch to the
-// cache before the next, and hands each vector to got.
-func embedAll(emb embed.Embedder, texts []string, keys []embcache.Key, o Options, got func(embcache.Key, []float32)) error {
+// embedAll embeds texts as documents in batches, those of first first,
+// then shortest first (fewer wasted positions when a model batches),
+// persisting each batch to the cache before the next, and hands each
+// vector to got.
+func embedAll(emb embed.Embedder, texts []string, keys []embcache.Key, first map[int]bool, o Options, got func(embcache.Key, []float32)) error {
 	if len(texts) == 0 {
 		return nil
 	}
@@ -168,7 +184,12 @@ func embedAll(emb embed.Embedder, texts []string, keys []embcache.Key, o Options
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return len(texts[order[a]]) < len(texts[order[b]]) })
+	sort.SliceStable(order, func(a, b int) bool {
+		if fa, fb := first[order[a]], first[order[b]]; fa != fb {
+			return fa
+		}
+		return len(texts[order[a]]) < len(texts[order[b]])
+	})
 	for start := 0; start < len(order); start += batch {
 		part := order[start:min(start+batch, len(order))]
 		bt := make([]string, len(part))
@@ -193,6 +214,9 @@ func embedAll(emb embed.Embedder, texts []string, keys []embcache.Key, o Options
 		}
 		if o.Progress != nil {
 			o.Progress(start+len(part), len(texts))
+		}
+		if o.Stop != nil && start+len(part) < len(order) && o.Stop() {
+			return ErrStopped
 		}
 	}
 	return nil

@@ -7,7 +7,9 @@ package install
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,22 +43,67 @@ var claudeHooks = []claudeHook{
 	{"SessionStart", "startup|resume|compact", "session-start", 30},
 }
 
+// Change is what ClaudeSettings did to a settings file.
+type Change int
+
+// Changes.
+const (
+	Unchanged Change = iota
+	Changed          // ski's hooks were added, or taken out
+	Restored         // taken out: the file is again, byte for byte, what it was before ski first changed it
+	Removed          // taken out of a file ski created that held nothing else: the file is gone
+)
+
 // ClaudeSettings adds (install) or removes (uninstall) ski's hooks in the
-// settings file at path, calling script for the hook commands. The file is
-// backed up beside itself before it changes and written atomically. It
-// reports whether the file changed; installing twice changes nothing.
-func ClaudeSettings(path, script string, install bool, now time.Time) (bool, error) {
+// settings file at path, calling script for the hook commands, and notes
+// in rec what it made. Install backs an existing file up beside itself
+// before changing it, and creates a missing one; installing twice changes
+// nothing. Uninstall takes ski's entries out: a file ski created and that
+// holds nothing else is removed, one that is left as it was before ski
+// first changed it gets its bytes back from the backup, and ski's backups
+// go. Files are written atomically.
+func ClaudeSettings(path, script string, install bool, rec *Record, now time.Time) (Change, error) {
 	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return false, fmt.Errorf("read %s: %w", path, err)
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
+		return Unchanged, fmt.Errorf("read %s: %w", path, err)
 	}
+	data, err := claudeData(path, old, script, install)
+	if err != nil {
+		return Unchanged, err
+	}
+	if !install {
+		return restoreClaude(path, old, data, rec)
+	}
+	if sameJSON(old, data) {
+		return Unchanged, nil
+	}
+	if missing {
+		for _, d := range missingDirs(path) {
+			rec.Add(MadeDir, d)
+		}
+		rec.Add(MadeFile, path)
+	} else if len(old) > 0 {
+		backup := path + ".ski-backup-" + strconv.FormatInt(now.Unix(), 10)
+		if err := os.WriteFile(backup, old, 0o600); err != nil {
+			return Unchanged, fmt.Errorf("back up %s: %w", path, err)
+		}
+		rec.Add(MadeBackup, backup)
+	}
+	return Changed, writeAtomic(path, data)
+}
+
+// claudeData is the settings old with ski's hooks (install) or without
+// them, indented.
+func claudeData(path string, old []byte, script string, install bool) ([]byte, error) {
 	data := old
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
 	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
-		return false, fmt.Errorf("%s is not a JSON object; fix or move it, then run again", path)
+		return nil, fmt.Errorf("%s is not a JSON object; fix or move it, then run again", path)
 	}
+	var err error
 	for _, h := range claudeHooks {
 		var groups []json.RawMessage
 		for _, g := range gjson.GetBytes(data, "hooks."+h.event).Array() {
@@ -78,29 +125,64 @@ func ClaudeSettings(path, script string, install bool, now time.Time) (bool, err
 			}
 		}
 		if err != nil {
-			return false, fmt.Errorf("%s: %s: %w", path, key, err)
+			return nil, fmt.Errorf("%s: %s: %w", path, key, err)
 		}
 	}
 	if h := gjson.GetBytes(data, "hooks"); h.IsObject() && len(h.Map()) == 0 && !install {
 		if data, err = sjson.DeleteBytes(data, "hooks"); err != nil {
-			return false, err
+			return nil, err
 		}
 	}
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, data, "", "  "); err != nil {
-		return false, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	pretty.WriteByte('\n')
-	if sameJSON(old, pretty.Bytes()) {
-		return false, nil
-	}
-	if len(old) > 0 {
-		backup := path + ".ski-backup-" + strconv.FormatInt(now.Unix(), 10)
-		if err := os.WriteFile(backup, old, 0o600); err != nil {
-			return false, fmt.Errorf("back up %s: %w", path, err)
+	return pretty.Bytes(), nil
+}
+
+// restoreClaude writes clean, the settings at path without ski's entries
+// (old before), as uninstall leaves them (ClaudeSettings), and removes
+// ski's backups of the file.
+func restoreClaude(path string, old, clean []byte, rec *Record) (Change, error) {
+	var backups []string
+	for _, b := range rec.Paths(MadeBackup) {
+		if strings.HasPrefix(b, path+".ski-backup-") {
+			backups = append(backups, b)
 		}
 	}
-	return true, writeAtomic(path, pretty.Bytes())
+	var first []byte
+	if len(backups) > 0 {
+		first, _ = os.ReadFile(backups[0])
+	}
+	change := Unchanged
+	switch {
+	case rec.Has(MadeFile, path) && gjson.ParseBytes(clean).IsObject() && len(gjson.ParseBytes(clean).Map()) == 0:
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return Unchanged, fmt.Errorf("remove %s: %w", path, err)
+		}
+		change = Removed
+	case first != nil && sameJSON(first, clean):
+		if !bytes.Equal(old, first) {
+			if err := writeAtomic(path, first); err != nil {
+				return Unchanged, err
+			}
+			change = Restored
+		}
+	case !sameJSON(old, clean):
+		if err := writeAtomic(path, clean); err != nil {
+			return Unchanged, err
+		}
+		change = Changed
+	}
+	rec.Drop(MadeFile, path)
+	for _, b := range backups {
+		if err := os.Remove(b); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return change, fmt.Errorf("remove the backup %s: %w", b, err)
+		}
+		rec.Drop(MadeBackup, b)
+	}
+	return change, nil
 }
 
 // withoutSki returns a hook group without ski's commands; ok is false when

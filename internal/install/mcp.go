@@ -22,45 +22,67 @@ var mcpKey = "mcpServers." + skilltool.ServerName
 // state file at path (~/.claude.json), changing nothing else of the file.
 // An entry of that name whose command is not a ski-mcp is not ski's and is
 // left alone (install fails, saying so). It reports whether the file
-// changed; installing twice changes nothing.
-func ClaudeMCP(path, command string, install bool) (bool, error) {
+// change; installing twice changes nothing. A file install created (noted
+// in rec) is removed again by uninstall when ski's entry was all it held.
+func ClaudeMCP(path, command string, install bool, rec *Record) (Change, error) {
 	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("read %s: %w", path, err)
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
+		return Unchanged, fmt.Errorf("read %s: %w", path, err)
 	}
 	data := old
 	if len(bytes.TrimSpace(data)) == 0 {
 		if !install {
-			return false, nil
+			return Unchanged, nil
 		}
 		data = []byte("{}")
 	}
 	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
-		return false, fmt.Errorf("%s is not a JSON object; fix or move it, then run again", path)
+		return Unchanged, fmt.Errorf("%s is not a JSON object; fix or move it, then run again", path)
 	}
 	cur := gjson.GetBytes(data, mcpKey)
 	ours := cur.Exists() && filepath.Base(cur.Get("command").Str) == "ski-mcp"
 	if cur.Exists() && !ours {
 		if install {
-			return false, fmt.Errorf("%s already has an MCP server named %q that is not ski's; rename it to let ski register its own", path, skilltool.ServerName)
+			return Unchanged, fmt.Errorf("%s already has an MCP server named %q that is not ski's; rename it to let ski register its own", path, skilltool.ServerName)
 		}
-		return false, nil
+		return Unchanged, nil
 	}
 	switch {
 	case install && ours && cur.Get("command").Str == command:
-		return false, nil
+		return Unchanged, nil
 	case install:
 		entry := map[string]any{"type": "stdio", "command": command, "args": []string{}, "env": map[string]string{}}
-		data, err = sjson.SetBytes(data, mcpKey, entry)
+		if data, err = sjson.SetBytes(data, mcpKey, entry); err != nil {
+			return Unchanged, fmt.Errorf("%s: %w", path, err)
+		}
+		if missing {
+			for _, d := range missingDirs(path) {
+				rec.Add(MadeDir, d)
+			}
+			rec.Add(MadeFile, path)
+		}
+		return Changed, writeAtomic(path, data)
 	case !ours:
-		return false, nil
-	default:
-		data, err = sjson.DeleteBytes(data, mcpKey)
+		return Unchanged, nil
+	}
+	if data, err = sjson.DeleteBytes(data, mcpKey); err == nil {
+		if s := gjson.GetBytes(data, "mcpServers"); s.IsObject() && len(s.Map()) == 0 {
+			data, err = sjson.DeleteBytes(data, "mcpServers")
+		}
 	}
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", path, err)
+		return Unchanged, fmt.Errorf("%s: %w", path, err)
 	}
-	return true, writeAtomic(path, data)
+	created := rec.Has(MadeFile, path)
+	rec.Drop(MadeFile, path)
+	if created && len(gjson.ParseBytes(data).Map()) == 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return Unchanged, fmt.Errorf("remove %s: %w", path, err)
+		}
+		return Removed, nil
+	}
+	return Changed, writeAtomic(path, data)
 }
 
 // ClaudeMCPCommand is the command of ski's server in the global state

@@ -7,3 +7,8 @@
 // into .cache/lib) and libonnxruntime.so at run time. Build with the tag
 // ski_lexical_only to leave it out.
 package onnx
+
+// Tokenizers is the sha256 of the libtokenizers.a this binary links,
+// stamped by scripts/setup.sh: go build does not see the library, and a
+// binary built with another one must be another build.
+var Tokenizers string

@@ -120,6 +120,9 @@ type ScanError struct {
 	Root   string `json:"root,omitempty"`
 	ID     string `json:"id,omitempty"`
 	Reason string `json:"reason"`
+	// ShadowedBy is the path of the skill of the same name that wins over
+	// this one, when that is why it cannot be used.
+	ShadowedBy string `json:"shadowed_by,omitempty"`
 }
 
 // Warning is a ski-scan line for a skill that ski can use but that breaks

@@ -31,6 +31,8 @@ type Options struct {
 	// as error records. A host never loads both; this is for evaluating over
 	// a corpus of repositories, where ids, not names, tell skills apart.
 	KeepShadowed bool
+
+	places bool // Roots lists the host's folders that do not exist too (Places)
 }
 
 // Root is one directory skills are looked for in.

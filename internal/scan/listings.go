@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skill-inject/ski/internal/skill"
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // Listings remembers the directory listings of a walk, each with its
@@ -125,7 +126,7 @@ func readDir(dir string) ([]dirent, error) {
 // damaged file gives empty ones.
 func LoadListings(path string) *Listings {
 	l := &Listings{}
-	b, err := os.ReadFile(path)
+	b, err := xdg.ReadFile(path)
 	if err != nil || len(b) < len(listingsMagic)+4 || string(b[:len(listingsMagic)]) != listingsMagic {
 		return l
 	}

@@ -128,6 +128,17 @@ func Roots(o Options) []Root {
 	return out
 }
 
+// Places lists the folders a scan of o looks for skills in, in precedence
+// order, those missing too (Roots lists the host's that exist).
+func Places(o Options) []string {
+	o.places = true
+	var paths []string
+	for _, r := range Roots(o) {
+		paths = append(paths, r.Path)
+	}
+	return paths
+}
+
 // expand makes p absolute: "~" and "~/..." are under Home, relative paths
 // are under base.
 func (o Options) expand(p, base string) string {
@@ -180,9 +191,10 @@ func projectDirs(cwd string) []string {
 	}
 }
 
-// addDir appends a root when the directory exists.
-func addDir(roots []Root, path, scope, source string) []Root {
-	if isDir(path) {
+// addDir appends a root when the directory exists (or, for Places, in
+// any case).
+func addDir(o Options, roots []Root, path, scope, source string) []Root {
+	if o.places || isDir(path) {
 		roots = append(roots, Root{Path: filepath.Clean(path), Scope: scope, Source: source})
 	}
 	return roots
@@ -193,10 +205,10 @@ func addDir(roots []Root, path, scope, source string) []Root {
 func claudeRoots(o Options) []Root {
 	var roots []Root
 	if o.ClaudeConfigDir != "" {
-		roots = addDir(roots, filepath.Join(o.ClaudeConfigDir, "skills"), record.ScopeUser, "claude user skills")
+		roots = addDir(o, roots, filepath.Join(o.ClaudeConfigDir, "skills"), record.ScopeUser, "claude user skills")
 	}
 	for _, d := range projectDirs(o.Cwd) {
-		roots = addDir(roots, filepath.Join(d, ".claude", "skills"), record.ScopeProject, "claude project skills")
+		roots = addDir(o, roots, filepath.Join(d, ".claude", "skills"), record.ScopeProject, "claude project skills")
 	}
 	return append(roots, pluginRoots(o)...)
 }
@@ -208,17 +220,17 @@ func opencodeRoots(o Options) []Root {
 	roots := project
 	for _, d := range projectDirs(o.Cwd) {
 		for _, sub := range []string{".opencode/skill", ".opencode/skills", ".agents/skills", ".claude/skills"} {
-			roots = addDir(roots, filepath.Join(d, filepath.FromSlash(sub)), record.ScopeProject, "opencode project skills")
+			roots = addDir(o, roots, filepath.Join(d, filepath.FromSlash(sub)), record.ScopeProject, "opencode project skills")
 		}
 	}
 	roots = append(roots, user...)
 	for _, d := range o.opencodeConfigDirs() {
-		roots = addDir(roots, filepath.Join(d, "skill"), record.ScopeUser, "opencode config skills")
-		roots = addDir(roots, filepath.Join(d, "skills"), record.ScopeUser, "opencode config skills")
+		roots = addDir(o, roots, filepath.Join(d, "skill"), record.ScopeUser, "opencode config skills")
+		roots = addDir(o, roots, filepath.Join(d, "skills"), record.ScopeUser, "opencode config skills")
 	}
 	if o.Home != "" {
-		roots = addDir(roots, filepath.Join(o.Home, ".agents", "skills"), record.ScopeUser, "opencode user skills")
-		roots = addDir(roots, filepath.Join(o.Home, ".claude", "skills"), record.ScopeUser, "opencode user skills")
+		roots = addDir(o, roots, filepath.Join(o.Home, ".agents", "skills"), record.ScopeUser, "opencode user skills")
+		roots = addDir(o, roots, filepath.Join(o.Home, ".claude", "skills"), record.ScopeUser, "opencode user skills")
 	}
 	return roots
 }

@@ -261,3 +261,18 @@ func TestStripJSONC(t *testing.T) {
 		}
 	}
 }
+
+// Places lists the folders a scan looks in, those that do not exist too;
+// Roots only those that do.
+func TestPlaces(t *testing.T) {
+	home := tempDir(t)
+	cwd := filepath.Join(home, "proj")
+	o := Options{Host: record.HostClaude, Cwd: cwd, Home: home}
+	if r := Roots(o); len(r) != 0 {
+		t.Fatalf("roots of an empty machine: %+v", r)
+	}
+	want := []string{filepath.Join(home, ".claude", "skills"), filepath.Join(cwd, ".claude", "skills")}
+	if got := Places(o); strings.Join(got, ":") != strings.Join(want, ":") {
+		t.Fatalf("places: %v, want %v", got, want)
+	}
+}

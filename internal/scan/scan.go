@@ -100,7 +100,7 @@ func Scan(o Options) (Result, error) {
 			if i, ok := byInvoke[name]; ok && !o.KeepShadowed {
 				win := &skills[i]
 				win.Shadows = append(win.Shadows, rec.Path)
-				addErr(rank, record.ScanError{Path: rec.Path, Root: r.Path, ID: rec.ID, Reason: shadowReason(*win, rec)})
+				addErr(rank, record.ScanError{Path: rec.Path, Root: r.Path, ID: rec.ID, Reason: shadowReason(*win, rec), ShadowedBy: win.Path})
 				continue
 			}
 			if _, ok := byInvoke[name]; !ok {

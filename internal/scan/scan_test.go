@@ -215,7 +215,7 @@ func TestShadowing(t *testing.T) {
 			}
 			equal(t, "shadows", s.Shadows, []string{tt.loser})
 			want := "shadowed by " + tt.winner + `: both are invoked as "shared"; the ` + tt.winScope + " skill wins over the " + tt.loseScp + " one"
-			if e.Kind != record.KindError || e.Path != tt.loser || e.Reason != want {
+			if e.Kind != record.KindError || e.Path != tt.loser || e.Reason != want || e.ShadowedBy != tt.winner {
 				t.Errorf("error record %+v\nwant reason %q", e, want)
 			}
 		})

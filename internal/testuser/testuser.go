@@ -2,17 +2,33 @@
 
 // Package testuser runs a test binary as another user, for tests of what ski
 // does when the other end of a socket, or a file, belongs to someone else.
-// Starting a process as another user needs root, which the tests have here;
-// the helpers fail the test otherwise, never skip it.
+// Starting a process as another user, or giving a file away, needs root,
+// which CI's tests have: run as another user, such a test skips and says
+// why (under SKI_REQUIRE_ROOT=1 it fails instead).
 package testuser
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
 )
+
+// NeedRoot skips t, saying why it needs root for what, unless this process
+// is root; under SKI_REQUIRE_ROOT=1 it fails t instead.
+func NeedRoot(t testing.TB, what string) {
+	t.Helper()
+	if os.Getuid() == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%s needs root (this is uid %d)", what, os.Getuid())
+	if os.Getenv("SKI_REQUIRE_ROOT") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
 
 // Other is the unprivileged user the tests run their other side as.
 const Other = 65534
@@ -36,9 +52,7 @@ func SharedDir(t testing.TB) string {
 // be able to enter), to be run as uid with only env in its environment.
 func Command(t testing.TB, dir string, uid uint32, env ...string) *exec.Cmd {
 	t.Helper()
-	if os.Getuid() != 0 {
-		t.Fatalf("running a process as uid %d needs root (uid %d)", uid, os.Getuid())
-	}
+	NeedRoot(t, fmt.Sprintf("running a process as uid %d", uid))
 	exe := filepath.Join(dir, filepath.Base(os.Args[0]))
 	if _, err := os.Stat(exe); err != nil {
 		b, err := os.ReadFile(os.Args[0])

@@ -13,6 +13,7 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/quant"
 	"github.com/skill-inject/ski/internal/record"
+	"github.com/skill-inject/ski/internal/xdg"
 )
 
 // part says how much of a file to decode.
@@ -75,7 +76,7 @@ func ReadHeader(path string) (Header, error) {
 }
 
 func readFile(path string, upto part, rc RecordCodec) (*Index, error) {
-	f, err := os.Open(path)
+	f, err := xdg.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
