@@ -3,9 +3,12 @@
 # prompt on realistic payloads (testdata/payloads/claude-prompt.json with the
 # prompts of testdata/bench/prompts.txt, one new session each) against a
 # skills root (default ../shared/skills-corpus), in isolated XDG directories.
-# Prints p50/p95 latency and peak RSS for:
+# Prints p50/p95/p99 latency and peak RSS for:
 #   cold     nothing running, index built (the model is loaded in process)
 #   warm     the embed server is running (ski-embed --serve)
+#   reader   warm, the reader off and on in turn on dev.tsv's prompts
+#            (scripts/bench-reader.py): each side's latency, the share of
+#            prompts the reader read and its time
 #   lexical  no model installed: the lexical fallback
 #   building warm, while a background builder builds the index from
 #            nothing (prompts answered from the lexical index meanwhile)
@@ -90,7 +93,7 @@ import json, sys
 r = json.load(open(sys.argv[2]))["results"][0]
 t = sorted(x * 1000 for x in r["times"])
 n = len(t)
-print("%-26s p50 %7.1f ms  p95 %7.1f ms  cpu %6.1f ms  (n=%d)" % (sys.argv[1], t[n // 2], t[min(n - 1, int(n * 0.95))], (r["user"] + r["system"]) * 1000, n), end="")
+print("%-26s p50 %7.1f ms  p95 %7.1f ms  p99 %7.1f ms  cpu %6.1f ms  (n=%d)" % (sys.argv[1], t[n // 2], t[min(n - 1, int(n * 0.95))], t[min(n - 1, int(n * 0.99))], (r["user"] + r["system"]) * 1000, n), end="")
 PY
 }
 # rss CMD: peak RSS of the largest process CMD waits for, over 10 runs.
@@ -144,8 +147,15 @@ stats "warm (server running)" "$tmp/h.json"
 rss "$hook"
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "GOMAXPROCS=1 bin/ski-rank <$tmp/query.json" >/dev/null
 stats "ski-rank (server running)" "$tmp/h.json"; echo
+# The reader: the same warm server, prompts of dev.tsv (its skills are the
+# shared corpus's) with the reader off and on in turn, one new session
+# each, timed pair by pair; the server's counts say how many it read.
+"$repo/scripts/bench-reader.py" --hook "$repo/scripts/hook-claude.sh" --ski bin/ski \
+	--payload "$repo/testdata/payloads/claude-prompt.json" --prompts "$repo/../shared/eval/dev.tsv" \
+	--config "$XDG_CONFIG_HOME/ski/config.toml" --pairs "${SKI_BENCH_READER_PAIRS:-0}"
 pid=$(server_pid)
 echo "embed server: peak RSS $(awk '/VmHWM/ {printf "%.1f MB", $2/1024}' /proc/"$pid"/status)"
+rm -f "$XDG_CONFIG_HOME/ski/config.toml"
 
 stop_server
 

@@ -2,8 +2,9 @@
 """biencoder.py: the other road to reading situations: fine-tune the
 embedding model itself (bge-small-en-v1.5, the weights scripts/setup.sh
 installs) on the training catalog's prompts, contrastively (each prompt
-against its expected skill, the other prompts' skills in the batch and two
-of ski's own wrong candidates for it), and measure what the prompts of
+against its expected skill, the other prompts' skills in the batch and
+--negatives of ski's own wrong candidates for it; its top layers only, inputs cut to
+--max-tokens, for CPU time), and measure what the prompts of
 other catalogs gain in retrieval: top-1 and recall at 10 of the cosine of
 a prompt (bge's query prefix) and each skill's "name: description
 (keywords)" text, before and after. Fixed seeds. Development only."""
@@ -87,6 +88,9 @@ def main():
     ap.add_argument("--lr", type=float, default=2e-5)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--train-layers", type=int, default=2, help="fine-tune the top N of the 12 layers, the rest frozen (CPU time)")
+    ap.add_argument("--max-tokens", type=int, default=64)
+    ap.add_argument("--negatives", type=int, default=1, help="of ski's wrong candidates for each prompt")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -94,8 +98,12 @@ def main():
     random.seed(args.seed)
     tok = Tokenizer.from_file(os.path.join(BGE, "tokenizer.json"))
     tok.no_truncation()
+    tok.no_padding()
     bert = load_bert(12, BGE, 12)
-    enc = Encoder(bert, tok)
+    for name, p in bert.named_parameters():
+        top = any(name.startswith(f"encoder.layer.{i}.") for i in range(12 - args.train_layers, 12))
+        p.requires_grad = top
+    enc = Encoder(bert, tok, args.max_tokens)
     report = {"before": {}, "after": {}}
     bert.eval()
     for spec in args.eval:
@@ -111,8 +119,8 @@ def main():
             continue
         want = [s for g in r["expected"] for s in g]
         negs = [c["id"] for c in r["cands"][:10] if c["id"] not in want]
-        samples.append((PREFIX + r["text"], texts[want[0]], [texts[n] for n in rng.sample(negs, min(2, len(negs)))]))
-    opt = torch.optim.AdamW(bert.parameters(), lr=args.lr, weight_decay=0.01)
+        samples.append((PREFIX + r["text"], texts[want[0]], [texts[n] for n in rng.sample(negs, min(args.negatives, len(negs)))]))
+    opt = torch.optim.AdamW([p for p in bert.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
     t0 = time.time()
     for epoch in range(args.epochs):
         rng.shuffle(samples)
@@ -127,6 +135,8 @@ def main():
             opt.zero_grad()
             loss.backward()
             opt.step()
+            if (k // args.batch + 1) % 20 == 0:
+                print(f"  step {k // args.batch + 1}: loss {loss.item():.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
         print(f"epoch {epoch + 1} ({time.time() - t0:.0f} s)", file=sys.stderr)
     bert.eval()
     for spec in args.eval:
