@@ -142,9 +142,39 @@ func (c *Catalog) Rank(q Query, o Settings) ([]record.Candidate, error) {
 	if len(q.Vector) != h.Dim {
 		return nil, fmt.Errorf("query vector has %d dims, index has %d", len(q.Vector), h.Dim)
 	}
-	boost := c.model.KeywordBoost
+	sc, err := c.score(q, o)
+	if err != nil {
+		return nil, err
+	}
+	out, inputs := c.explain(q, sc, c.keep(sc.scores, sc.mentioned, o.Top))
+	c.judgeAll(out, inputs, o)
+	if c.err != nil {
+		return nil, c.err
+	}
+	return out, nil
+}
+
+// scored is a query's numbers for every skill of a catalog, and what
+// made them.
+type scored struct {
+	boost, penalty  float64
+	kind            intent.Kind
+	low             string // the prompt in lower case, for keywords
+	text, body, cos []float64
+	near            []float64 // the intent's boost of each skill, or nil
+	hits            []int     // keywords found, per skill
+	mentioned       map[int]string
+	scores          []float64
+	top             float64 // the best score of a skill not named by a slash
+}
+
+// score scores every skill for q with numbers only; records (and the
+// reasons they carry) are made for the few that are kept (explain): with
+// thousands of skills the records, not the arithmetic, took the time.
+func (c *Catalog) score(q Query, o Settings) (*scored, error) {
+	sc := &scored{boost: c.model.KeywordBoost, low: strings.ToLower(q.Prompt)}
 	if o.KeywordBoost != nil {
-		boost = *o.KeywordBoost
+		sc.boost = *o.KeywordBoost
 	}
 	lexWeight := c.model.LexicalWeight
 	if o.LexicalWeight != nil {
@@ -159,165 +189,170 @@ func (c *Catalog) Rank(q Query, o Settings) ([]record.Candidate, error) {
 		r := prompt.Read(q.Prompt)
 		reading = &r
 	}
-	kind := reading.Intent
+	sc.kind = reading.Intent
 	var terms bm25.Query
 	if lexWeight != 0 || bodyWeight != 0 {
 		terms = bm25.NewQuery(reading.Text)
 	}
 	n := c.idx.Len()
-	text, err := fieldScores(c.text, terms, lexWeight, n, &c.scratch.text)
-	if err != nil {
+	var err error
+	if sc.text, err = fieldScores(c.text, terms, lexWeight, n, &c.scratch.text); err != nil {
 		return nil, err
 	}
-	body, err := fieldScores(c.idx.Body, terms, bodyWeight, n, &c.scratch.body)
-	if err != nil {
+	if sc.body, err = fieldScores(c.idx.Body, terms, bodyWeight, n, &c.scratch.body); err != nil {
 		return nil, err
 	}
 	boostIntent := c.model.IntentBoost
 	if o.IntentBoost != nil {
 		boostIntent = *o.IntentBoost
 	}
-	var near []float64
 	if boostIntent != 0 {
-		if near, err = c.intentBoostsOnce(kind, boostIntent); err != nil {
+		if sc.near, err = c.intentBoostsOnce(sc.kind, boostIntent); err != nil {
 			return nil, err
 		}
 	}
-	penalty := 0.0
-	if kind == intent.SmallEdit {
-		penalty = c.model.SmallEditPenalty
+	if sc.kind == intent.SmallEdit {
+		sc.penalty = c.model.SmallEditPenalty
 		if o.SmallEditPenalty != nil {
-			penalty = *o.SmallEditPenalty
+			sc.penalty = *o.SmallEditPenalty
 		}
 	}
-	low := strings.ToLower(q.Prompt)
+	if sc.mentioned, err = c.mentions(q.Prompt); err != nil {
+		return nil, err
+	}
+	sc.cos = zeroed(&c.scratch.cos, n)
+	if err := c.idx.Cosines(q.Vector, sc.cos); err != nil {
+		return nil, err
+	}
+	sc.hits = zeroed(&c.scratch.hits, n)
+	sc.scores = zeroed(&c.scratch.scores, n)
+	for i := range n {
+		lex := 0.0
+		if sc.text != nil && sc.text[i] > 0 {
+			lex += sc.text[i]
+		}
+		if sc.body != nil && sc.body[i] > 0 {
+			lex += sc.body[i]
+		}
+		if c.keywords != nil {
+			for _, k := range c.keywords[i] {
+				if sc.hits[i] < MaxKeywordHits && hasWord(sc.low, k) {
+					sc.hits[i]++
+				}
+			}
+		}
+		score := sc.cos[i] + round(lex) + round(float64(sc.hits[i])*sc.boost)
+		if sc.near != nil && sc.near[i] > 0 {
+			score += sc.near[i]
+		}
+		if sc.penalty > 0 {
+			score -= sc.penalty
+		}
+		how, isMentioned := sc.mentioned[i]
+		if isMentioned && how != mention.Slash {
+			score += MentionScore
+		}
+		sc.scores[i] = round(score)
+		if how != mention.Slash && sc.scores[i] > sc.top {
+			sc.top = sc.scores[i]
+		}
+	}
+	return sc, nil
+}
+
+// mentions are the skills the prompt names, by index, and how.
+func (c *Catalog) mentions(p string) (map[int]string, error) {
 	mentioned := map[int]string{}
 	known := &names{idx: c.idx}
-	for _, m := range mention.Find(q.Prompt, known) {
+	for _, m := range mention.Find(p, known) {
 		for _, i := range known.found[m.Name] {
 			if _, dup := mentioned[i]; !dup {
 				mentioned[i] = m.How
 			}
 		}
 	}
-	if known.err != nil {
-		return nil, known.err
-	}
-	// Score every skill with numbers only; records (and the reasons they
-	// carry) are made for the few that are kept: with thousands of skills
-	// the records, not the arithmetic, took the time.
-	cos := zeroed(&c.scratch.cos, n)
-	if err := c.idx.Cosines(q.Vector, cos); err != nil {
-		return nil, err
-	}
-	hits := zeroed(&c.scratch.hits, n)
-	scores := zeroed(&c.scratch.scores, n)
-	top := 0.0
-	for i := range n {
-		lex := 0.0
-		if text != nil && text[i] > 0 {
-			lex += text[i]
-		}
-		if body != nil && body[i] > 0 {
-			lex += body[i]
-		}
-		if c.keywords != nil {
-			for _, k := range c.keywords[i] {
-				if hits[i] < MaxKeywordHits && hasWord(low, k) {
-					hits[i]++
-				}
-			}
-		}
-		score := cos[i] + round(lex) + round(float64(hits[i])*boost)
-		if near != nil && near[i] > 0 {
-			score += near[i]
-		}
-		if penalty > 0 {
-			score -= penalty
-		}
-		how, isMentioned := mentioned[i]
-		if isMentioned && how != mention.Slash {
-			score += MentionScore
-		}
-		scores[i] = round(score)
-		if how != mention.Slash && scores[i] > top {
-			top = scores[i]
-		}
-	}
+	return mentioned, known.err
+}
+
+// explain makes the records of the kept skills, with the reasons for
+// their scores, and the judge's inputs for each.
+func (c *Catalog) explain(q Query, sc *scored, kept []int) ([]record.Candidate, []judge.Input) {
 	var out []record.Candidate
 	var inputs []judge.Input
-	kept := c.keep(scores, mentioned, o.Top)
 	for _, i := range kept {
 		cd := c.candidate(q, c.skill(i))
-		cd.Cosine = round(cos[i])
-		cd.Why = []string{fmt.Sprintf("cosine %.3f", cos[i])}
+		cd.Cosine = round(sc.cos[i])
+		cd.Why = []string{fmt.Sprintf("cosine %.3f", sc.cos[i])}
 		lex := 0.0
-		if text != nil && text[i] > 0 {
-			lex += text[i]
-			cd.Why = append(cd.Why, fmt.Sprintf("bm25 +%.3f", text[i]))
+		if sc.text != nil && sc.text[i] > 0 {
+			lex += sc.text[i]
+			cd.Why = append(cd.Why, fmt.Sprintf("bm25 +%.3f", sc.text[i]))
 		}
-		if body != nil && body[i] > 0 {
-			lex += body[i]
-			cd.Why = append(cd.Why, fmt.Sprintf("body bm25 +%.3f", body[i]))
+		if sc.body != nil && sc.body[i] > 0 {
+			lex += sc.body[i]
+			cd.Why = append(cd.Why, fmt.Sprintf("body bm25 +%.3f", sc.body[i]))
 		}
 		cd.Lexical = round(lex)
 		n := 0
 		for _, k := range c.keywordsOf(i) {
-			if n < hits[i] && hasWord(low, k) {
+			if n < sc.hits[i] && hasWord(sc.low, k) {
 				n++
-				cd.Why = append(cd.Why, fmt.Sprintf("keyword %q +%.2f", k, boost))
+				cd.Why = append(cd.Why, fmt.Sprintf("keyword %q +%.2f", k, sc.boost))
 			}
 		}
-		cd.Boost = round(float64(hits[i]) * boost)
-		if near != nil && near[i] > 0 {
-			cd.Why = append(cd.Why, fmt.Sprintf("%s +%.3f", kind, near[i]))
+		cd.Boost = round(float64(sc.hits[i]) * sc.boost)
+		if sc.near != nil && sc.near[i] > 0 {
+			cd.Why = append(cd.Why, fmt.Sprintf("%s +%.3f", sc.kind, sc.near[i]))
 		}
-		if penalty > 0 {
-			cd.Why = append(cd.Why, fmt.Sprintf("small edit -%.2f", penalty))
+		if sc.penalty > 0 {
+			cd.Why = append(cd.Why, fmt.Sprintf("small edit -%.2f", sc.penalty))
 		}
-		if how, ok := mentioned[i]; ok {
+		if how, ok := sc.mentioned[i]; ok {
 			cd.Mention = how
 			cd.Why = append(cd.Why, "mentioned ("+how+")")
 		}
-		cd.Score = scores[i]
-		cd.TopScore = top
+		cd.Score = sc.scores[i]
+		cd.TopScore = sc.top
 		cd.Rank = len(out) + 1
 		out = append(out, cd)
-		inputs = append(inputs, judge.Input{Score: scores[i], Lexical: cd.Lexical, Mention: cd.Mention != "", Asked: cd.Mention != "" && cd.Mention != mention.Slash,
-			SmallEdit: penalty > 0, Intent: near != nil && near[i] > 0})
+		inputs = append(inputs, judge.Input{Score: sc.scores[i], Lexical: cd.Lexical, Mention: cd.Mention != "", Asked: cd.Mention != "" && cd.Mention != mention.Slash,
+			SmallEdit: sc.penalty > 0, Intent: sc.near != nil && sc.near[i] > 0})
 	}
+	return out, inputs
+}
+
+// judgeAll gives the candidates the judge's features and, when it judges
+// (o and the index let it), its confidence.
+func (c *Catalog) judgeAll(out []record.Candidate, inputs []judge.Input, o Settings) {
 	jm := c.judge
 	if o.Judge != nil {
 		jm = o.Judge
 	}
 	bg := c.idx.Header.Background
 	judged := jm != nil && !o.NoJudge && bg != nil
-	if bg != nil && (judged || o.Features) {
-		feats := judge.Features(inputs, judge.Background(*bg))
-		ran := slices.ContainsFunc(feats, func(f []float64) bool { return f != nil })
-		for i, f := range feats {
-			if f == nil {
-				if judged && ran && out[i].Mention == "" {
-					// Below the judged few: never read by its score
-					// above them.
-					zero := 0.0
-					out[i].Confidence = &zero
-					out[i].Why = append(out[i].Why, fmt.Sprintf("judge: not among the best %d", judge.Judged))
-				}
-				continue
+	if bg == nil || !(judged || o.Features) {
+		return
+	}
+	feats := judge.Features(inputs, judge.Background(*bg))
+	ran := slices.ContainsFunc(feats, func(f []float64) bool { return f != nil })
+	for i, f := range feats {
+		if f == nil {
+			if judged && ran && out[i].Mention == "" {
+				// Below the judged few: never read by its score
+				// above them.
+				zero := 0.0
+				out[i].Confidence = &zero
+				out[i].Why = append(out[i].Why, fmt.Sprintf("judge: not among the best %d", judge.Judged))
 			}
-			out[i].Features = f
-			if judged {
-				p := round(jm.Predict(f))
-				out[i].Confidence = &p
-				out[i].Why = append(out[i].Why, fmt.Sprintf("judge %.3f", p))
-			}
+			continue
+		}
+		out[i].Features = f
+		if judged {
+			p := round(jm.Predict(f))
+			out[i].Confidence = &p
+			out[i].Why = append(out[i].Why, fmt.Sprintf("judge %.3f", p))
 		}
 	}
-	if c.err != nil {
-		return nil, c.err
-	}
-	return out, nil
 }
 
 // keywordsOf returns entry i's keywords, aliases and tags.
