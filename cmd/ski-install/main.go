@@ -2,14 +2,10 @@ package main
 
 import (
 	_ "embed"
-	"fmt"
 	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/skill-inject/ski/internal/cli"
-	"github.com/skill-inject/ski/internal/hostconf"
-	"github.com/skill-inject/ski/internal/install"
+	"github.com/skill-inject/ski/internal/installcmd"
 )
 
 // docSource is doc.go, the manual.
@@ -21,115 +17,12 @@ func main() { os.Exit(cli.Main("ski-install", cli.OSEnv(), run)) }
 
 func run(env cli.Env) error {
 	fs := cli.NewFlags("ski-install", cli.Manual(docSource), env)
-	host := fs.String("host", "all", "host to wire: claude, opencode or all")
-	scripts := fs.String("scripts", "", "`dir` holding the hook scripts (default $XDG_DATA_HOME/ski/scripts)")
-	uninstall := fs.Bool("uninstall", false, "remove ski's hooks and plugin")
+	var o installcmd.Options
+	fs.StringVar(&o.Host, "host", "all", "host to wire: claude, opencode or all")
+	fs.StringVar(&o.Scripts, "scripts", "", "`dir` holding the hook scripts (default $XDG_DATA_HOME/ski/scripts)")
+	fs.BoolVar(&o.Uninstall, "uninstall", false, "remove ski's hooks and plugin")
 	if err := cli.ParseNoArgs(fs, env); err != nil {
 		return err
 	}
-	if *host != "claude" && *host != "opencode" && *host != "all" {
-		return cli.Usagef("--host %q: want claude, opencode or all", *host)
-	}
-	dirs := env.Environ.Dirs
-	if *scripts == "" {
-		*scripts = filepath.Join(dirs.Data, "scripts")
-	}
-	abs, err := filepath.Abs(*scripts)
-	if err != nil {
-		return err
-	}
-	rec, err := install.ReadRecord(dirs.Data)
-	if err != nil {
-		return err
-	}
-	if err := wire(env, *host, abs, *uninstall, rec); err != nil {
-		return err
-	}
-	return rec.Write()
-}
-
-// wire installs or uninstalls the hooks of host (claude, opencode or all)
-// whose scripts are in dir, noting what it makes in rec.
-func wire(env cli.Env, host, dir string, uninstall bool, rec *install.Record) error {
-	report := func(path, verb string) { fmt.Fprintf(env.Stderr, "ski-install: %s %s\n", verb, path) }
-	if host != "opencode" {
-		script := filepath.Join(dir, "hook-claude.sh")
-		if err := needScript(script, uninstall); err != nil {
-			return err
-		}
-		path := filepath.Join(env.Environ.ClaudeDir(), "settings.json")
-		wiring, err := install.InspectClaude(path)
-		if err != nil {
-			return err
-		}
-		// With the ski plugin enabled, its hooks run ski: hooks in
-		// settings.json as well would run every hook twice.
-		add := !uninstall && wiring.Plugin == ""
-		if !uninstall && !add {
-			fmt.Fprintf(env.Stderr, "ski-install: the ski plugin %s is enabled in %s and runs ski's hooks; not adding them again\n", wiring.Plugin, path)
-		}
-		change, err := install.ClaudeSettings(path, script, add, rec, time.Now())
-		if err != nil {
-			return err
-		}
-		if err := install.MarkHooks(env.Environ.Dirs.Data, path, add); err != nil {
-			return err
-		}
-		verbs := map[install.Change]string{install.Unchanged: "unchanged", install.Changed: "wired ski into",
-			install.Restored: "restored as it was before ski in", install.Removed: "removed (ski created it, and it held nothing else)"}
-		if uninstall {
-			verbs[install.Changed] = "removed ski from"
-		}
-		report(path, verbs[change])
-		// ski's MCP server (skill_search, skill_load) in the user-scope
-		// mcpServers, on the same terms as the hooks.
-		global := hostconf.GlobalFile(env.Environ.Home, env.Environ.ClaudeConfigDir)
-		if change, err = install.ClaudeMCP(global, mcpBinary(), add, rec); err != nil {
-			return err
-		}
-		report(global, verbs[change])
-	}
-	if host != "claude" {
-		script := filepath.Join(dir, "hook-opencode.sh")
-		if err := needScript(script, uninstall); err != nil {
-			return err
-		}
-		path := install.OpencodePluginPath(env.Environ.ConfigHome)
-		changed, err := install.OpencodePlugin(path, script, !uninstall)
-		if err != nil {
-			return err
-		}
-		verb := "unchanged"
-		switch {
-		case changed && uninstall:
-			verb = "removed ski's plugin"
-		case changed:
-			verb = "wired ski into"
-		}
-		report(path, verb)
-	}
-	return nil
-}
-
-// mcpBinary is the ski-mcp beside this program (install.sh installs both
-// into $XDG_DATA_HOME/ski/bin).
-func mcpBinary() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return "ski-mcp"
-	}
-	if real, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = real
-	}
-	return filepath.Join(filepath.Dir(exe), "ski-mcp")
-}
-
-func needScript(path string, uninstall bool) error {
-	if uninstall {
-		return nil
-	}
-	if st, err := os.Stat(path); err != nil || st.Mode()&0o111 == 0 {
-		return fmt.Errorf("%s is missing or not executable (run scripts/install.sh, or give --scripts)", path)
-	}
-	return nil
+	return installcmd.Run(env, o)
 }
