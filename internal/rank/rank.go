@@ -224,6 +224,13 @@ func (c *Catalog) score(q Query, o Settings) (*scored, error) {
 	if err := c.idx.Cosines(q.Vector, sc.cos); err != nil {
 		return nil, err
 	}
+	c.sum(sc, n)
+	return sc, nil
+}
+
+// sum adds up each of the n skills' score from its parts in sc, and the
+// best score of a skill not named by a slash.
+func (c *Catalog) sum(sc *scored, n int) {
 	sc.hits = zeroed(&c.scratch.hits, n)
 	sc.scores = zeroed(&c.scratch.scores, n)
 	for i := range n {
@@ -257,7 +264,6 @@ func (c *Catalog) score(q Query, o Settings) (*scored, error) {
 			sc.top = sc.scores[i]
 		}
 	}
-	return sc, nil
 }
 
 // mentions are the skills the prompt names, by index, and how.
