@@ -9,6 +9,7 @@ import (
 	"github.com/skill-inject/ski/internal/lazyre"
 	"github.com/skill-inject/ski/internal/record"
 	"github.com/skill-inject/ski/internal/skill"
+	"github.com/skill-inject/ski/internal/vecfile"
 )
 
 // TextRules names the rules of DocumentText. Change it whenever they
@@ -96,13 +97,13 @@ func readBody(path string) string {
 // of the index at path: DocumentText without the body, from the records the
 // index keeps (no skill file is read).
 func ReaderTexts(path string) (map[string]string, error) {
-	idx, err := indexfile.Read(path)
+	skills, err := vecfile.ReadSkills(path, indexfile.Zstd{})
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(idx.Entries))
-	for _, e := range idx.Entries {
-		out[e.Skill.ID] = DocumentText(e.Skill, "")
+	out := make(map[string]string, len(skills))
+	for _, s := range skills {
+		out[s.ID] = DocumentText(s, "")
 	}
 	return out, nil
 }

@@ -25,6 +25,8 @@ const (
 	verified         // and the records' checksum, not decompressed
 	whole            // and the records
 	rankingCopy      // ranking, from a copy of the file (readFile only)
+	skills           // the header, the table and the records' skills alone
+	skillsCopy       // skills, from a copy of the file (readFile only)
 )
 
 // RecordCodec compresses the records section, which only a rebuild reads.
@@ -54,6 +56,21 @@ func ReadRanking(path string) (*Index, error) {
 // longer needs (the embed server): a mapping is never undone.
 func LoadRanking(path string) (*Index, error) {
 	return readFile(path, rankingCopy, nil)
+}
+
+// ReadSkills loads the full skill records of the index at path,
+// decompressed by rc, and nothing of their vectors or terms: what reading
+// the skills' texts needs, from a copy of the file that is dropped after.
+func ReadSkills(path string, rc RecordCodec) ([]record.Skill, error) {
+	idx, err := readFile(path, skillsCopy, rc)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]record.Skill, len(idx.Entries))
+	for i, e := range idx.Entries {
+		out[i] = e.Skill
+	}
+	return out, nil
 }
 
 // Verify reads the whole index at path and checks every checksum and that
@@ -89,8 +106,11 @@ func readFile(path string, upto part, rc RecordCodec) (*Index, error) {
 		data, err = mapFile(f, upto == verified)
 	default:
 		data, err = readAll(f)
-		if upto == rankingCopy {
+		switch upto {
+		case rankingCopy:
 			upto = ranking // decoded as if mapped
+		case skillsCopy:
+			upto = skills
 		}
 	}
 	if err != nil {
@@ -170,7 +190,7 @@ func decode(data string, upto part, rc RecordCodec) (*Index, error) {
 	if upto == headerOnly {
 		return idx, nil
 	}
-	if err := decodeTable(c, idx, upto == ranking); err != nil {
+	if err := decodeTable(c, idx, upto == ranking || upto == skills); err != nil {
 		return nil, fmt.Errorf("table: %w", err)
 	}
 	if upto == ranking {
@@ -190,7 +210,11 @@ func decode(data string, upto part, rc RecordCodec) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("records: %w: %v", ErrCorrupt, err)
 	}
-	if err := decodeRecords(recs, idx); err != nil {
+	if upto == skills {
+		if idx.Entries, err = decodeSkills(recs, idx.Header.Count); err != nil {
+			return nil, fmt.Errorf("records: %w", err)
+		}
+	} else if err := decodeRecords(recs, idx); err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}
 	if len(c.s) > 0 {
@@ -361,6 +385,26 @@ func field(data, name string, n int) (*bm25.Inverted, error) {
 		return nil, fmt.Errorf("%w: %s has %d documents for %d entries", ErrCorrupt, name, f.Len(), n)
 	}
 	return f, nil
+}
+
+// decodeSkills reads count full skill records, as entries holding their
+// skill alone.
+func decodeSkills(recs string, count int) ([]Entry, error) {
+	c := &cursor{s: recs}
+	out := make([]Entry, count)
+	for i := range out {
+		rec := c.take(int(c.u32()))
+		if c.bad {
+			return nil, fmt.Errorf("skill %d: %w", i, io.ErrUnexpectedEOF)
+		}
+		if err := json.Unmarshal([]byte(rec), &out[i].Skill); err != nil {
+			return nil, fmt.Errorf("skill %d: %w", i, err)
+		}
+	}
+	if len(c.s) > 0 {
+		return nil, errors.New("trailing data")
+	}
+	return out, nil
 }
 
 // decodeRecords reads the full skill records over the table's part of them.

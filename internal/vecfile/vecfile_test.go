@@ -68,6 +68,10 @@ func TestRoundTrip(t *testing.T) {
 	if got.Header.Count != 2 {
 		t.Errorf("count = %d", got.Header.Count)
 	}
+	skills, err := ReadSkills(path, plain{})
+	if err != nil || len(skills) != 2 || !reflect.DeepEqual(skills[0], want.Entries[0].Skill) || !reflect.DeepEqual(skills[1], want.Entries[1].Skill) {
+		t.Errorf("ReadSkills: %+v, %v", skills, err)
+	}
 	// No body field: an empty one, one document per entry.
 	want.Body = nil
 	if err := Write(path, want, plain{}); err != nil {
@@ -177,6 +181,9 @@ func TestCorrupt(t *testing.T) {
 			os.WriteFile(path, data, 0o600)
 			if _, err := Read(path, plain{}); !errors.Is(err, ErrCorrupt) {
 				t.Errorf("Read: err = %v, want ErrCorrupt", err)
+			}
+			if _, err := ReadSkills(path, plain{}); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("ReadSkills: err = %v, want ErrCorrupt", err)
 			}
 		})
 	}
