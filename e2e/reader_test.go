@@ -123,6 +123,23 @@ func (w *world) readings() int {
 	return n
 }
 
+// settledReadings is the server's count of readings once two looks a
+// fifth of a second apart agree (a reading a prompt gave up waiting for is
+// counted when it ends).
+func (w *world) settledReadings() int {
+	w.t.Helper()
+	last := w.readings()
+	for range 50 {
+		time.Sleep(200 * time.Millisecond)
+		n := w.readings()
+		if n == last {
+			return n
+		}
+		last = n
+	}
+	return last
+}
+
 // With the reader on, a real prompt hook asks the embed server's reader
 // about a prompt only when the judge is unsure of it (its best candidate's
 // confidence, ranked with the reader off, in the fitted band): the
@@ -132,15 +149,25 @@ func TestReaderReadsOnlyUnsurePrompts(t *testing.T) {
 	w := readerWorld(t)
 	w.sessionStart("claude")
 	sure, unsure := w.sureAndUnsure(6)
+	// The server loads the reader on its first reading, which takes longer
+	// than a prompt waits (that prompt keeps the judge's word, and the
+	// reading is counted when it ends): one unsure prompt first, until it
+	// is counted.
+	w.timedHook("claude", "prompt", withSession(t, withPrompt(t, w.payload("claude-prompt.json"), unsure[0]), "reader-warm"), 5*time.Second)
+	for end := time.Now().Add(30 * time.Second); w.readings() == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the server never counted the first reading")
+		}
+	}
 	for i, prompt := range append(sure, unsure...) {
 		event := withSession(t, withPrompt(t, w.payload("claude-prompt.json"), prompt), fmt.Sprintf("reader-%d", i))
 		want := 0
 		if i >= len(sure) {
 			want = 1
 		}
-		before := w.readings()
+		before := w.settledReadings()
 		w.timedHook("claude", "prompt", event, 5*time.Second)
-		if got := w.readings() - before; got != want {
+		if got := w.settledReadings() - before; got != want {
 			t.Errorf("%q: the reader read it %d times, want %d (the judge unsure: %v)", prompt, got, want, want == 1)
 		}
 	}
