@@ -79,10 +79,7 @@ func ClaudeSettings(path, script string, install bool, rec *Record, now time.Tim
 		return Unchanged, nil
 	}
 	if missing {
-		for _, d := range missingDirs(path) {
-			rec.Add(MadeDir, d)
-		}
-		rec.Add(MadeFile, path)
+		rec.AddCreated(path)
 	} else if len(old) > 0 {
 		backup := path + ".ski-backup-" + strconv.FormatInt(now.Unix(), 10)
 		if err := os.WriteFile(backup, old, 0o600); err != nil {
@@ -96,14 +93,10 @@ func ClaudeSettings(path, script string, install bool, rec *Record, now time.Tim
 // claudeData is the settings old with ski's hooks (install) or without
 // them, indented.
 func claudeData(path string, old []byte, script string, install bool) ([]byte, error) {
-	data := old
-	if len(bytes.TrimSpace(data)) == 0 {
-		data = []byte("{}")
+	data, err := jsonObject(path, old)
+	if err != nil {
+		return nil, err
 	}
-	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
-		return nil, fmt.Errorf("%s is not a JSON object; fix or move it, then run again", path)
-	}
-	var err error
 	for _, h := range claudeHooks {
 		var groups []json.RawMessage
 		for _, g := range gjson.GetBytes(data, "hooks."+h.event).Array() {
@@ -157,7 +150,7 @@ func restoreClaude(path string, old, clean []byte, rec *Record) (Change, error) 
 	}
 	change := Unchanged
 	switch {
-	case rec.Has(MadeFile, path) && gjson.ParseBytes(clean).IsObject() && len(gjson.ParseBytes(clean).Map()) == 0:
+	case rec.Has(MadeFile, path) && emptyObject(clean):
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return Unchanged, fmt.Errorf("remove %s: %w", path, err)
 		}
@@ -183,6 +176,25 @@ func restoreClaude(path string, old, clean []byte, rec *Record) (Change, error) 
 		rec.Drop(MadeBackup, b)
 	}
 	return change, nil
+}
+
+// jsonObject is the JSON object of the settings file at path, whose
+// bytes are b: an empty file is an empty object, anything else that is not
+// an object an error.
+func jsonObject(path string, b []byte) ([]byte, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return []byte("{}"), nil
+	}
+	if !gjson.ValidBytes(b) || !gjson.ParseBytes(b).IsObject() {
+		return nil, fmt.Errorf("%s is not a JSON object; fix or move it, then run again", path)
+	}
+	return b, nil
+}
+
+// emptyObject reports whether b is a JSON object with nothing in it.
+func emptyObject(b []byte) bool {
+	o := gjson.ParseBytes(b)
+	return o.IsObject() && len(o.Map()) == 0
 }
 
 // withoutSki returns a hook group without ski's commands; ok is false when

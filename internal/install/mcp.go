@@ -21,8 +21,8 @@ var mcpKey = "mcpServers." + skilltool.ServerName
 // running command, in Claude Code's user-scope mcpServers of the global
 // state file at path (~/.claude.json), changing nothing else of the file.
 // An entry of that name whose command is not a ski-mcp is not ski's and is
-// left alone (install fails, saying so). It reports whether the file
-// change; installing twice changes nothing. A file install created (noted
+// left alone (install fails, saying so). It reports what it did to the
+// file; installing twice changes nothing. A file install created (noted
 // in rec) is removed again by uninstall when ski's entry was all it held.
 func ClaudeMCP(path, command string, install bool, rec *Record) (Change, error) {
 	old, err := os.ReadFile(path)
@@ -30,15 +30,12 @@ func ClaudeMCP(path, command string, install bool, rec *Record) (Change, error) 
 	if err != nil && !missing {
 		return Unchanged, fmt.Errorf("read %s: %w", path, err)
 	}
-	data := old
-	if len(bytes.TrimSpace(data)) == 0 {
-		if !install {
-			return Unchanged, nil
-		}
-		data = []byte("{}")
+	if len(bytes.TrimSpace(old)) == 0 && !install {
+		return Unchanged, nil
 	}
-	if !gjson.ValidBytes(data) || !gjson.ParseBytes(data).IsObject() {
-		return Unchanged, fmt.Errorf("%s is not a JSON object; fix or move it, then run again", path)
+	data, err := jsonObject(path, old)
+	if err != nil {
+		return Unchanged, err
 	}
 	cur := gjson.GetBytes(data, mcpKey)
 	ours := cur.Exists() && filepath.Base(cur.Get("command").Str) == "ski-mcp"
@@ -57,10 +54,7 @@ func ClaudeMCP(path, command string, install bool, rec *Record) (Change, error) 
 			return Unchanged, fmt.Errorf("%s: %w", path, err)
 		}
 		if missing {
-			for _, d := range missingDirs(path) {
-				rec.Add(MadeDir, d)
-			}
-			rec.Add(MadeFile, path)
+			rec.AddCreated(path)
 		}
 		return Changed, writeAtomic(path, data)
 	case !ours:
@@ -76,7 +70,7 @@ func ClaudeMCP(path, command string, install bool, rec *Record) (Change, error) 
 	}
 	created := rec.Has(MadeFile, path)
 	rec.Drop(MadeFile, path)
-	if created && len(gjson.ParseBytes(data).Map()) == 0 {
+	if created && emptyObject(data) {
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return Unchanged, fmt.Errorf("remove %s: %w", path, err)
 		}

@@ -108,6 +108,15 @@ func (r *Record) Write() error {
 	return writeAtomic(r.path, []byte(b.String()))
 }
 
+// AddCreated notes that path, which does not exist yet, is a file ski is
+// about to create, and the folders on the way to it that do not exist.
+func (r *Record) AddCreated(path string) {
+	for _, d := range missingDirs(path) {
+		r.Add(MadeDir, d)
+	}
+	r.Add(MadeFile, path)
+}
+
 // missingDirs lists the folders on the way to path that do not exist,
 // outermost first.
 func missingDirs(path string) []string {
