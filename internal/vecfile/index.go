@@ -90,6 +90,8 @@ type Index struct {
 	// The names section; built on first use for an index in memory.
 	names     string
 	namesMade bool
+	// The skill records alone, set by ReadSkills (Entries stays empty).
+	records []record.Skill
 	// The vectors' checksum, checked by Cosines.
 	vectorsSum     uint32
 	vectorsChecked bool

@@ -66,11 +66,7 @@ func ReadSkills(path string, rc RecordCodec) ([]record.Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]record.Skill, len(idx.Entries))
-	for i, e := range idx.Entries {
-		out[i] = e.Skill
-	}
-	return out, nil
+	return idx.records, nil
 }
 
 // Verify reads the whole index at path and checks every checksum and that
@@ -211,7 +207,7 @@ func decode(data string, upto part, rc RecordCodec) (*Index, error) {
 		return nil, fmt.Errorf("records: %w: %v", ErrCorrupt, err)
 	}
 	if upto == skills {
-		if idx.Entries, err = decodeSkills(recs, idx.Header.Count); err != nil {
+		if idx.records, err = decodeSkills(recs, idx.Header.Count); err != nil {
 			return nil, fmt.Errorf("records: %w", err)
 		}
 	} else if err := decodeRecords(recs, idx); err != nil {
@@ -387,17 +383,16 @@ func field(data, name string, n int) (*bm25.Inverted, error) {
 	return f, nil
 }
 
-// decodeSkills reads count full skill records, as entries holding their
-// skill alone.
-func decodeSkills(recs string, count int) ([]Entry, error) {
+// decodeSkills reads count full skill records.
+func decodeSkills(recs string, count int) ([]record.Skill, error) {
 	c := &cursor{s: recs}
-	out := make([]Entry, count)
+	out := make([]record.Skill, count)
 	for i := range out {
 		rec := c.take(int(c.u32()))
 		if c.bad {
 			return nil, fmt.Errorf("skill %d: %w", i, io.ErrUnexpectedEOF)
 		}
-		if err := json.Unmarshal([]byte(rec), &out[i].Skill); err != nil {
+		if err := json.Unmarshal([]byte(rec), &out[i]); err != nil {
 			return nil, fmt.Errorf("skill %d: %w", i, err)
 		}
 	}
@@ -409,28 +404,20 @@ func decodeSkills(recs string, count int) ([]Entry, error) {
 
 // decodeRecords reads the full skill records over the table's part of them.
 func decodeRecords(recs string, idx *Index) error {
-	c := &cursor{s: recs}
-	for i := range idx.Entries {
-		var sk record.Skill
-		rec := c.take(int(c.u32()))
-		if c.bad {
-			return fmt.Errorf("skill %d: %w", i, io.ErrUnexpectedEOF)
-		}
-		if err := json.Unmarshal([]byte(rec), &sk); err != nil {
-			return fmt.Errorf("skill %d: %w", i, err)
-		}
+	skills, err := decodeSkills(recs, len(idx.Entries))
+	if err != nil {
+		return err
+	}
+	dim := idx.Header.Dim
+	for i, sk := range skills {
 		if id := idx.Entries[i].Skill.ID; sk.ID != id {
 			return fmt.Errorf("skill %d: record of %q, table says %q", i, sk.ID, id)
 		}
 		idx.Entries[i].Skill = sk
-		dim := idx.Header.Dim
 		idx.Entries[i].Vector = quant.Expand(idx.quant[2*i*dim : 2*(i+1)*dim])
 	}
 	for i, terms := range idx.Text.Documents() {
 		idx.Entries[i].Terms = terms
-	}
-	if len(c.s) > 0 {
-		return errors.New("trailing data")
 	}
 	return nil
 }
