@@ -210,13 +210,15 @@ func TestReaderFallsBackToTheJudge(t *testing.T) {
 	if line := doctorLine(t, w.ski("doctor").stdout, "reader"); !strings.Contains(line, "warn") || !strings.Contains(line, "the judge decides alone") {
 		t.Errorf("ski doctor on a damaged reader: %q", line)
 	}
+	// The prompts the judge alone is unsure of are the same with or
+	// without a server (the same model and index).
+	_, unsure := w.sureAndUnsure(4)
 	server := w.extra
 	for _, c := range []struct {
 		name  string
 		extra []string
 	}{{"damaged reader", server}, {"no server", append(append([]string(nil), server...), "SKI_EMBED_SERVER=0")}} {
 		w.extra = c.extra
-		_, unsure := w.sureAndUnsure(4)
 		for i, prompt := range unsure {
 			payload := withPrompt(t, w.payload("claude-prompt.json"), prompt)
 			w.readerConfig(false)
@@ -228,5 +230,4 @@ func TestReaderFallsBackToTheJudge(t *testing.T) {
 			}
 		}
 	}
-	w.extra = server
 }
