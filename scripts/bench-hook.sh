@@ -8,7 +8,7 @@
 #   warm     the embed server is running (ski-embed --serve)
 #   reader   warm, the reader off and on in turn on dev.tsv's prompts
 #            (scripts/bench-reader.py): each side's latency, the share of
-#            prompts the reader read and its time
+#            prompts the reader read and its time, the server's peak RSS
 #   lexical  no model installed: the lexical fallback
 #   building warm, while a background builder builds the index from
 #            nothing (prompts answered from the lexical index meanwhile)
@@ -21,6 +21,10 @@
 # run as root). SKI_BENCH_RUNS prompts per measurement (30), SKI_BENCH_BUILDS
 # timed index builds (3).
 #   scripts/bench-hook.sh [ROOT]
+# With --reader first, only the reader's measurement (the index built once
+# by hand, the server started as hosts start it, then the reader off and
+# on), with the server's peak RSS: no hyperfine needed.
+#   scripts/bench-hook.sh --reader [ROOT]
 set -euo pipefail
 # --stop DIR (internal): stop the embed server of a benchmark directory,
 # then the background builders it or a hook started (their progress files
@@ -37,12 +41,17 @@ if [ "${1:-}" = --stop ]; then
 	done
 	exit 0
 fi
+reader_only=
+if [ "${1:-}" = --reader ]; then
+	reader_only=1
+	shift
+fi
 cd "$(dirname -- "${BASH_SOURCE[0]}")/.."
 repo=$PWD
 root=$(cd "${1:-../shared/skills-corpus}" && pwd)
 runs=${SKI_BENCH_RUNS:-30}
 
-if ! command -v hyperfine >/dev/null; then
+if [ -z "$reader_only" ] && ! command -v hyperfine >/dev/null; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		apt-get install -y hyperfine >/dev/null
 	else
@@ -62,6 +71,36 @@ export XDG_DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share}
 export HOME=$tmp/home XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state \
 	XDG_CONFIG_HOME=$tmp/config XDG_RUNTIME_DIR=$tmp/run SKI_ROOTS=$root
 mkdir -p "$HOME"
+start="$repo/testdata/payloads/claude-session-startup.json"
+
+# start_server: the embed server, started by the session-start hook as a
+# host starts it (with the hook's environment, GOMAXPROCS=1 included).
+start_server() {
+	sh "$repo/scripts/hook-claude.sh" session-start <"$start" >/dev/null
+	for _ in $(seq 500); do [ -S "$(ls "$tmp"/run/ski/*.sock 2>/dev/null | head -1)" ] && break; sleep 0.01; done
+}
+# reader: with the warm server, the prompts of dev.tsv (its skills are the
+# shared corpus's) with the reader off and on in turn, one new session
+# each, timed pair by pair (scripts/bench-reader.py); the server's counts
+# say how many it read; then the server's peak RSS.
+reader() {
+	"$repo/scripts/bench-reader.py" --hook "$repo/scripts/hook-claude.sh" --ski bin/ski \
+		--payload "$repo/testdata/payloads/claude-prompt.json" --prompts "$repo/../shared/eval/dev.tsv" \
+		--config "$XDG_CONFIG_HOME/ski/config.toml" --pairs "${SKI_BENCH_READER_PAIRS:-0}"
+	local pid
+	pid=$(server_pid)
+	echo "embed server: peak RSS $(awk '/VmHWM/ {printf "%.1f MB", $2/1024}' /proc/"$pid"/status), now $(awk '/VmRSS/ {printf "%.1f MB", $2/1024}' /proc/"$pid"/status)"
+	rm -f "$XDG_CONFIG_HOME/ski/config.toml"
+}
+if [ -n "$reader_only" ]; then
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "reader benchmark: $(bin/ski-scan | grep -c '"kind":"skill"') skills from $root, $(nproc) cores"
+	SKI_EMBED_SERVER=0 bin/ski-embed --refresh <"$start" >/dev/null
+	start_server
+	reader
+	echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	exit 0
+fi
 
 # Payloads: each prompt once per round, a new session each time, so the
 # ledger never makes a run trivially silent.
@@ -82,7 +121,6 @@ cp "$tmp/payloads/\$((n % $runs)).json" "$tmp/cur.json"
 echo \$((n + 1)) >"$tmp/n"
 SH
 chmod +x "$tmp/next"
-start="$repo/testdata/payloads/claude-session-startup.json"
 # As the installed hooks run it (ski-install, hooks/hooks.json).
 hook="sh $repo/scripts/hook-claude.sh prompt <$tmp/cur.json >/dev/null"
 
@@ -136,26 +174,16 @@ hyperfine --style none --export-json "$tmp/h.json" --runs "$runs" --prepare "$tm
 stats "cold (no server)" "$tmp/h.json"
 rss "$repo/scripts/bench-hook.sh --stop $tmp; $hook"
 
-# Warm: the server started by the session-start hook, as a host starts it
-# (with the hook's environment, GOMAXPROCS=1 included).
+# Warm: the server started by the session-start hook, as a host starts it.
 stop_server
-sh "$repo/scripts/hook-claude.sh" session-start <"$start" >/dev/null
-for _ in $(seq 500); do [ -S "$(ls "$tmp"/run/ski/*.sock 2>/dev/null | head -1)" ] && break; sleep 0.01; done
+start_server
 echo 0 >"$tmp/n"
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" --prepare "$tmp/next" "$hook" >/dev/null
 stats "warm (server running)" "$tmp/h.json"
 rss "$hook"
 hyperfine --style none --export-json "$tmp/h.json" --warmup 3 --runs "$runs" "GOMAXPROCS=1 bin/ski-rank <$tmp/query.json" >/dev/null
 stats "ski-rank (server running)" "$tmp/h.json"; echo
-# The reader: the same warm server, prompts of dev.tsv (its skills are the
-# shared corpus's) with the reader off and on in turn, one new session
-# each, timed pair by pair; the server's counts say how many it read.
-"$repo/scripts/bench-reader.py" --hook "$repo/scripts/hook-claude.sh" --ski bin/ski \
-	--payload "$repo/testdata/payloads/claude-prompt.json" --prompts "$repo/../shared/eval/dev.tsv" \
-	--config "$XDG_CONFIG_HOME/ski/config.toml" --pairs "${SKI_BENCH_READER_PAIRS:-0}"
-pid=$(server_pid)
-echo "embed server: peak RSS $(awk '/VmHWM/ {printf "%.1f MB", $2/1024}' /proc/"$pid"/status)"
-rm -f "$XDG_CONFIG_HOME/ski/config.toml"
+reader
 
 stop_server
 
