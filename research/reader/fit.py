@@ -3,11 +3,15 @@
 params.json) fitted on the validation catalog only: how the judge's and
 the reader's beliefs combine (a logistic regression over the log-odds of
 both, on the candidates the reader reads, each labelled right when the row
-expects it), then the band of the judge's confidence in the best candidate
-within which the reader runs: the band, among a grid, with the most rows
-needing a skill whose injected candidate is right, at no more no-skill rows
-injected than without the reader, with the shipped inject and suggest
-confidences, and the reader running on at most --max-share of the rows.
+expects it), then how that belief is put on the judge's scale (a scale and
+a shift of its log-odds: the regression answers "is this candidate right?"
+over ten candidates a prompt, the judge "is the best one right?") and the
+band of the judge's confidence in the best candidate within which the
+reader runs: among a grid, the values with the most rows needing a skill
+whose injected candidate is right, at no more negatives injected, no fewer rows
+reached and no more rows needing none given suggestions than without the
+reader, with the shipped inject and suggest confidences, and
+the reader running on at most --max-share of the rows.
 Development only; needs numpy."""
 import argparse, json, math
 import numpy as np
@@ -59,7 +63,9 @@ def fit_weights(rows, iters=3000, lr=0.05, l2=1e-3):
 
 
 def outcome(r, p, use, inject, suggest):
-    """(right first injected, anything injected) for one row."""
+    """(right first injected, anything injected, right among the injected
+    and suggested, anything suggested) for one row, as ski's gate decides
+    with its default caps (2 injected, 3 suggested)."""
     conf = list(r["conf"])
     order = list(range(len(r["ids"])))
     if use and not r["mention"] and r["ids"] and p["low"] <= conf[0] <= p["high"]:
@@ -69,16 +75,21 @@ def outcome(r, p, use, inject, suggest):
     else:
         conf = [conf[i] for i in order]
     injected = [r["ids"][order[k]] for k in range(len(order)) if conf[k] >= inject][:2]
-    return (bool(injected) and injected[0] in r["want"]), bool(injected)
+    suggested = [r["ids"][order[k]] for k in range(len(order)) if suggest <= conf[k] < inject][:3]
+    return (bool(injected) and injected[0] in r["want"]), bool(injected), bool(r["want"] & set(injected + suggested)), bool(suggested)
 
 
 def evaluate(rows, p, use, inject, suggest):
-    pos = [r for r in rows if r["want"] and not r["mention"]]
-    neg = [r for r in rows if r["cat"] == "negative"]
-    right = sum(outcome(r, p, use, inject, suggest)[0] for r in pos) / max(len(pos), 1)
-    fp = sum(outcome(r, p, use, inject, suggest)[1] for r in neg) / max(len(neg), 1)
+    """Over rows: the share of those needing a skill whose first injected
+    one is right, of negatives with an injection, of rows the reader reads,
+    of those needing a skill reached (injected or suggested), and of those
+    needing none with a suggestion (noise)."""
+    pos = [outcome(r, p, use, inject, suggest) for r in rows if r["want"] and not r["mention"]]
+    neg = [outcome(r, p, use, inject, suggest) for r in rows if r["cat"] == "negative"]
+    none = [outcome(r, p, use, inject, suggest) for r in rows if not r["want"] and not r["mention"]]
     share = sum(1 for r in rows if use and not r["mention"] and r["ids"] and p["low"] <= r["conf"][0] <= p["high"]) / len(rows)
-    return right, fp, share
+    mean = lambda xs, k: sum(x[k] for x in xs) / max(len(xs), 1)
+    return mean(pos, 0), mean(neg, 1), share, mean(pos, 2), mean(none, 3)
 
 
 def main():
@@ -87,22 +98,26 @@ def main():
     ap.add_argument("--inject", type=float, default=0.70)
     ap.add_argument("--suggest", type=float, default=0.38)
     ap.add_argument("--max-share", type=float, default=0.4)
-    ap.add_argument("--model", default="ski-reader-v1")
+    ap.add_argument("--model", default="ski-reader-v2")
     a = ap.parse_args()
     rows = load(a.dump, a.scores)
     w, b = fit_weights(rows)
     p = {"model": a.model, "on": False, "read": READ, "judge": round(float(w[0]), 4), "reader": round(float(w[1]), 4), "bias": round(float(b), 4)}
     base = evaluate(rows, p | {"low": 2, "high": 2}, False, a.inject, a.suggest)
     best = None
-    grid = [0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3]
-    for lo in grid:
-        for hi in [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 1.0]:
-            q = p | {"low": lo, "high": hi}
-            right, fp, share = evaluate(rows, q, True, a.inject, a.suggest)
-            if fp <= base[1] + 1e-9 and share <= a.max_share and (best is None or right > best[0] + 1e-9 or (abs(right - best[0]) < 1e-9 and share < best[2])):
-                best = (right, fp, share, lo, hi)
-    p["low"], p["high"] = best[3], best[4]
-    p["fitted_on"] = f"{a.dump}: right first injected {base[0]:.3f} -> {best[0]:.3f}, no-skill injected {base[1]:.3f} -> {best[1]:.3f}, read {best[2]:.3f} of rows"
+    for scale in [0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5]:
+        for shift in [x * 0.25 for x in range(24)]:
+            on_scale = {"judge": p["judge"] * scale, "reader": p["reader"] * scale, "bias": p["bias"] * scale + shift}
+            for lo in [0.0, 0.05, 0.1, 0.2, 0.3]:
+                for hi in [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]:
+                    q = p | on_scale | {"low": lo, "high": hi}
+                    right, fp, share, reached, noise = evaluate(rows, q, True, a.inject, a.suggest)
+                    if fp <= base[1] + 1e-9 and reached >= base[3] - 1e-9 and noise <= base[4] + 1e-9 and share <= a.max_share and (best is None or right > best[0] + 1e-9 or (abs(right - best[0]) < 1e-9 and share < best[2])):
+                        best = (right, fp, share, q)
+    p = best[3] | {k: round(float(best[3][k]), 4) for k in ("judge", "reader", "bias")}
+    after = evaluate(rows, p, True, a.inject, a.suggest)
+    p["fitted_on"] = (f"{a.dump}: right first injected {base[0]:.3f} -> {after[0]:.3f}, negatives injected {base[1]:.3f} -> {after[1]:.3f}, "
+                      f"reached {base[3]:.3f} -> {after[3]:.3f}, noise {base[4]:.3f} -> {after[4]:.3f}, read {after[2]:.3f} of rows")
     json.dump(p, open(a.out, "w"), indent=1)
     print(json.dumps(p, indent=1))
 

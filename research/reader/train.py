@@ -7,7 +7,10 @@ ranking gives the training catalog's prompts (`ski-eval --reader-pairs`).
 
 Pairs: every row's ten best candidates (mentions aside; a right one is
 labelled 1, the others 0) and its expected skills found below the ten.
-Loss: binary cross-entropy. Fixed seeds, one thread per op order, no
+Loss: each row's listwise loss plus the pairs' binary cross-entropy, over
+the reader's logits or, with --residual (the shipped reader), over a
+learned weight times the log-odds of the judge's confidence plus the
+reader's logit: the reader learns what the judge gets wrong. Fixed seeds, one thread per op order, no
 shuffling but a seeded one: a rerun on the same machine gives the same
 weights, hence the same files (their sha256 is printed).
 
@@ -28,6 +31,13 @@ from minilm import batch, load_bert, tokenizer  # noqa: E402
 READ = 10  # candidates the reader reads per prompt
 
 
+def judged(c):
+    """The log-odds of the judge's confidence in candidate c, clipped as
+    ski's reader clips it (internal/reader)."""
+    p = min(max(c["confidence"] if c.get("confidence") is not None else 0.0, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
 def load_pairs(path, fraction=1.0, seed=1):
     """The rows of a --reader-pairs dump (with fraction < 1, that share of
     them, seeded) and their (prompt text, skill text, label, row) pairs."""
@@ -44,10 +54,10 @@ def load_pairs(path, fraction=1.0, seed=1):
         k = len(rows_kept)
         rows_kept.append(r)
         for c in read:
-            pairs.append((r["text"], c["text"], 1.0 if c["id"] in want else 0.0, k))
+            pairs.append((r["text"], c["text"], 1.0 if c["id"] in want else 0.0, k, judged(c)))
         for c in r["cands"][READ:]:
             if c["id"] in want:
-                pairs.append((r["text"], c["text"], 1.0, k))
+                pairs.append((r["text"], c["text"], 1.0, k, judged(c)))
     return rows, pairs
 
 
@@ -76,11 +86,18 @@ def train(args, tok, pairs):
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     model = Reader(args.layers)
+    # With --residual the loss reads judge·logit(judge's confidence) +
+    # the reader's logit, judge a weight learned beside the reader: the
+    # reader learns what the judge gets wrong, as ski combines them.
+    judge_w = torch.nn.Parameter(torch.tensor(1.0)) if args.residual else None
     byrow = {}
     for p in pairs:
         byrow.setdefault(p[3], []).append(p)
     rows = list(byrow.values())
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    params = [{"params": model.parameters()}]
+    if judge_w is not None:
+        params.append({"params": [judge_w], "weight_decay": 0.0, "lr": args.lr * 100})
+    opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     steps = args.epochs * math.ceil(len(rows) / args.batch)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / (0.1 * steps)) * max(0.0, (steps - s) / steps))
     pos = sum(p[2] for p in pairs)
@@ -97,6 +114,8 @@ def train(args, tok, pairs):
             flat = [p for r in chunk for p in r]
             ids, mask, types = batch(tok, [(p[0], p[1]) for p in flat])
             logits = model(torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types))
+            if judge_w is not None:
+                logits = logits + judge_w * torch.tensor([p[4] for p in flat], dtype=torch.float32)
             y = torch.tensor([p[2] for p in flat], dtype=torch.float32)
             loss = args.pointwise * bce(logits, y)
             k, lists = 0, []
@@ -117,6 +136,7 @@ def train(args, tok, pairs):
             if step % 50 == 0:
                 print(f"  step {step}/{steps}: loss {total / (i // args.batch + 1):.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
         print(f"epoch {epoch + 1}: loss {total / math.ceil(len(rows) / args.batch):.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
+    model.judge_weight = float(judge_w) if judge_w is not None else None
     return model
 
 
@@ -183,6 +203,7 @@ def main():
     ap.add_argument("--lr", type=float, default=5e-5)
     ap.add_argument("--pos-weight", type=float, default=0.5, help="in the pointwise loss, the positives' weight as a share of the negatives'")
     ap.add_argument("--pointwise", type=float, default=0.5, help="the pointwise loss's weight beside the listwise one")
+    ap.add_argument("--residual", action="store_true", help="train the reader beside the judge's confidence (its logit, weighted by a learned value), not alone")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", required=True)
@@ -207,7 +228,7 @@ def main():
         if len(groups) == 12:
             break
     f32, q8 = export(model, tok, args.out, groups)
-    report = {"args": vars(args), "rows": len(rows), "pairs": len(pairs), "train_seconds": round(wall),
+    report = {"args": vars(args), "rows": len(rows), "pairs": len(pairs), "train_seconds": round(wall), "judge_weight": model.judge_weight,
               "sha256": {"reader.onnx": sha256(f32), "reader-q.onnx": sha256(q8)}}
     s32, s8 = ort_session(f32, args.threads), ort_session(q8, args.threads)
     for dump in args.score:
