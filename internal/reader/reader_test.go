@@ -41,6 +41,10 @@ func TestDefaultParamsAreValid(t *testing.T) {
 	if p.Model == "" || p.Read < 1 || p.Low < 0 || p.High > 1 || p.Low > p.High {
 		t.Fatalf("shipped params %+v", p)
 	}
+	// Values fitted for another reader would combine its beliefs wrongly.
+	if p.Model != Files().ID {
+		t.Fatalf("params.json was fitted for %q, the shipped reader is %q", p.Model, Files().ID)
+	}
 }
 
 // The reader runs only when the judge's best candidate sits in the unsure
