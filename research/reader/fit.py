@@ -84,9 +84,10 @@ def evaluate(rows, p, use, inject, suggest):
     one is right, of negatives with an injection, of rows the reader reads,
     of those needing a skill reached (injected or suggested), and of those
     needing none with a suggestion (noise)."""
-    pos = [outcome(r, p, use, inject, suggest) for r in rows if r["want"] and not r["mention"]]
-    neg = [outcome(r, p, use, inject, suggest) for r in rows if r["cat"] == "negative"]
-    none = [outcome(r, p, use, inject, suggest) for r in rows if not r["want"] and not r["mention"]]
+    outs = [outcome(r, p, use, inject, suggest) for r in rows]
+    pos = [o for r, o in zip(rows, outs) if r["want"] and not r["mention"]]
+    neg = [o for r, o in zip(rows, outs) if r["cat"] == "negative"]
+    none = [o for r, o in zip(rows, outs) if not r["want"] and not r["mention"]]
     share = sum(1 for r in rows if use and not r["mention"] and r["ids"] and p["low"] <= r["conf"][0] <= p["high"]) / len(rows)
     mean = lambda xs, k: sum(x[k] for x in xs) / max(len(xs), 1)
     return mean(pos, 0), mean(neg, 1), share, mean(pos, 2), mean(none, 3)

@@ -8,6 +8,8 @@ only; needs numpy."""
 import json, sys
 import numpy as np
 
+from fit import logit
+
 READ = 10
 
 
@@ -18,11 +20,6 @@ def auc(pos, neg):
     order = np.argsort(np.concatenate([pos, neg]), kind="mergesort")
     ranks = np.empty(len(order)); ranks[order] = np.arange(1, len(order) + 1)
     return (ranks[:len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg))
-
-
-def logit(p):
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return np.log(p / (1 - p))
 
 
 def main(dump, scores, w=1.0):

@@ -26,16 +26,16 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit import logit  # noqa: E402
 from minilm import batch, load_bert, tokenizer  # noqa: E402
 
 READ = 10  # candidates the reader reads per prompt
 
 
 def judged(c):
-    """The log-odds of the judge's confidence in candidate c, clipped as
-    ski's reader clips it (internal/reader)."""
-    p = min(max(c["confidence"] if c.get("confidence") is not None else 0.0, 1e-4), 1 - 1e-4)
-    return math.log(p / (1 - p))
+    """The log-odds of the judge's confidence in candidate c (none: 0),
+    clipped as ski's reader clips it (internal/reader)."""
+    return logit(c["confidence"] if c.get("confidence") is not None else 0.0)
 
 
 def load_pairs(path, fraction=1.0, seed=1):
