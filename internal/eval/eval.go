@@ -17,10 +17,12 @@ import (
 	"github.com/skill-inject/ski/internal/record"
 )
 
-// Categories of prompts, in report order: those of shared/eval, and
-// "followup" (a message in the middle of a conversation, which names a
-// skill's job or expects none) of ski's own catalogs (testdata/judge).
-var Categories = []string{"direct", "indirect", "followup", "real", "mention", "near-miss", "negative"}
+// Categories of prompts, in report order: those of shared/eval, and of
+// ski's own catalogs (testdata/judge) "followup" (a message in the middle
+// of a conversation, which names a skill's job or expects none) and
+// "adjacent" (a real request next to a skill's topic, in its words, that
+// no skill fits).
+var Categories = []string{"direct", "indirect", "followup", "real", "mention", "near-miss", "adjacent", "negative"}
 
 // Case is one labelled prompt.
 type Case struct {

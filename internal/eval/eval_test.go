@@ -89,18 +89,25 @@ func TestHalf(t *testing.T) {
 	}
 }
 
-// A follow-up row is read and reported in its own category.
-func TestFollowupCategory(t *testing.T) {
-	cases, err := ReadTSV(strings.NewReader("category\tprompt\texpected\tnotes\nfollowup\tok now the same for staging\t-\t\nfollowup\talso add the retry queue there\ta|b\t\n"))
-	if err != nil || len(cases) != 2 || cases[1].Category != "followup" || len(cases[1].Groups) != 1 {
+// Rows of ski's own categories (follow-up, adjacent) are read and
+// reported in their own category; an adjacent row injected is a false
+// injection, as a negative's is.
+func TestOwnCategories(t *testing.T) {
+	cases, err := ReadTSV(strings.NewReader("category\tprompt\texpected\tnotes\nfollowup\tok now the same for staging\t-\t\nfollowup\talso add the retry queue there\ta|b\t\n" +
+		"adjacent\twrite a python script that merges the csv files in data/\t-\tnear: awk-sed\nadjacent\ta bash loop that runs ./convert on each file\t-\t\n"))
+	if err != nil || len(cases) != 4 || cases[1].Category != "followup" || len(cases[1].Groups) != 1 || cases[2].Category != "adjacent" || len(cases[2].Groups) != 0 {
 		t.Fatalf("%+v, %v", cases, err)
 	}
-	r := NewReport("m", 1, []Outcome{Score(cases[0], nil), Score(cases[1], nil)})
+	injected := []record.Selection{{Candidate: record.Candidate{ID: "awk-sed"}, Decision: record.DecisionInject}}
+	r := NewReport("m", 1, []Outcome{Score(cases[0], nil), Score(cases[1], nil), Score(cases[2], injected), Score(cases[3], nil)})
 	if m, ok := r.Categories["followup"]; !ok || m.N != 2 {
 		t.Fatalf("report categories %+v", r.Categories)
 	}
+	if m, ok := r.Categories["adjacent"]; !ok || m.N != 2 || m.FalseInjection != 0.5 {
+		t.Fatalf("adjacent: %+v", r.Categories["adjacent"])
+	}
 	var b strings.Builder
-	if err := r.WriteText(&b); err != nil || !strings.Contains(b.String(), "followup") {
+	if err := r.WriteText(&b); err != nil || !strings.Contains(b.String(), "followup") || !strings.Contains(b.String(), "adjacent") {
 		t.Fatalf("%q, %v", b.String(), err)
 	}
 }
