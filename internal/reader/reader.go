@@ -108,7 +108,7 @@ func (p Params) Unsure(cands []record.Candidate) bool {
 	return conf >= p.Low && conf <= p.High
 }
 
-// Read is the candidates the reader reads: the first p.Read of cands.
+// Reads returns the candidates the reader reads: the first p.Read of cands.
 func (p Params) Reads(cands []record.Candidate) []record.Candidate {
 	return cands[:min(p.Read, len(cands))]
 }
