@@ -8,7 +8,9 @@ a shift of its log-odds: the regression answers "is this candidate right?"
 over ten candidates a prompt, the judge "is the best one right?") and the
 band of the judge's confidence in the best candidate within which the
 reader runs: among a grid, the values with the most rows needing a skill
-whose injected candidate is right, at no more negatives injected, no fewer rows
+whose injected candidate is right, at no more negatives injected (rows of
+category negative or adjacent: a dump may join testdata/judge's
+adjacent.tsv to prompts.tsv), no fewer rows
 reached and no more rows needing none given suggestions than without the
 reader, with the shipped inject and suggest confidences, and
 the reader running on at most --max-share of the rows.
@@ -86,7 +88,7 @@ def evaluate(rows, p, use, inject, suggest):
     needing none with a suggestion (noise)."""
     outs = [outcome(r, p, use, inject, suggest) for r in rows]
     pos = [o for r, o in zip(rows, outs) if r["want"] and not r["mention"]]
-    neg = [o for r, o in zip(rows, outs) if r["cat"] == "negative"]
+    neg = [o for r, o in zip(rows, outs) if r["cat"] in ("negative", "adjacent")]
     none = [o for r, o in zip(rows, outs) if not r["want"] and not r["mention"]]
     share = sum(1 for r in rows if use and not r["mention"] and r["ids"] and p["low"] <= r["conf"][0] <= p["high"]) / len(rows)
     mean = lambda xs, k: sum(x[k] for x in xs) / max(len(xs), 1)
