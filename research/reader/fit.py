@@ -10,15 +10,15 @@ band of the judge's confidence in the best candidate within which the
 reader runs: among a grid, the values with the most rows needing a skill
 whose injected candidate is right, at no more negatives injected (rows of
 category negative or adjacent: a dump may join testdata/judge's
-adjacent.tsv to prompts.tsv), no fewer rows
-reached and no more rows needing none given suggestions than without the
-reader, with the shipped inject and suggest confidences, and
-the reader running on at most --max-share of the rows.
+adjacent.tsv to prompts.tsv), no fewer rows reached and no more rows
+needing none given suggestions than without the reader, with the shipped
+inject and suggest confidences, and the reader running on at most
+--max-share of the rows.
 Development only; needs numpy."""
 import argparse, json, math
 import numpy as np
 
-READ = 10
+READ = 10  # candidates the reader reads per prompt (internal/reader params.json "read")
 
 
 def logit(p):
@@ -64,13 +64,20 @@ def fit_weights(rows, iters=3000, lr=0.05, l2=1e-3):
     return w, b
 
 
+def reads(r, p, use):
+    """Whether the reader (when use) reads row r with the values p: the
+    judge's confidence in its best candidate is in the band and no
+    candidate is named (reader.Params.Unsure)."""
+    return use and not r["mention"] and bool(r["ids"]) and p["low"] <= r["conf"][0] <= p["high"]
+
+
 def outcome(r, p, use, inject, suggest):
     """(right first injected, anything injected, right among the injected
     and suggested, anything suggested) for one row, as ski's gate decides
     with its default caps (2 injected, 3 suggested)."""
     conf = list(r["conf"])
     order = list(range(len(r["ids"])))
-    if use and not r["mention"] and r["ids"] and p["low"] <= conf[0] <= p["high"]:
+    if reads(r, p, use):
         comb = [sig(p["judge"] * logit(conf[i]) + p["reader"] * r["reader"][i] + p["bias"]) for i in order]
         order = sorted(order, key=lambda i: -comb[i])
         conf = [comb[i] for i in order]
@@ -90,7 +97,7 @@ def evaluate(rows, p, use, inject, suggest):
     pos = [o for r, o in zip(rows, outs) if r["want"] and not r["mention"]]
     neg = [o for r, o in zip(rows, outs) if r["cat"] in ("negative", "adjacent")]
     none = [o for r, o in zip(rows, outs) if not r["want"] and not r["mention"]]
-    share = sum(1 for r in rows if use and not r["mention"] and r["ids"] and p["low"] <= r["conf"][0] <= p["high"]) / len(rows)
+    share = sum(1 for r in rows if reads(r, p, use)) / len(rows)
     mean = lambda xs, k: sum(x[k] for x in xs) / max(len(xs), 1)
     return mean(pos, 0), mean(neg, 1), share, mean(pos, 2), mean(none, 3)
 

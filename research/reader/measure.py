@@ -8,9 +8,7 @@ only; needs numpy."""
 import json, sys
 import numpy as np
 
-from fit import logit
-
-READ = 10
+from fit import READ, logit
 
 
 def auc(pos, neg):

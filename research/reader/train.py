@@ -10,9 +10,10 @@ labelled 1, the others 0) and its expected skills found below the ten.
 Loss: each row's listwise loss plus the pairs' binary cross-entropy, over
 the reader's logits or, with --residual (the shipped reader), over a
 learned weight times the log-odds of the judge's confidence plus the
-reader's logit: the reader learns what the judge gets wrong. Fixed seeds, one thread per op order, no
-shuffling but a seeded one: a rerun on the same machine gives the same
-weights, hence the same files (their sha256 is printed).
+reader's logit: the reader learns what the judge gets wrong. Fixed seeds,
+one thread per op order, no shuffling but a seeded one: a rerun on the same
+machine gives the same weights, hence the same files (their sha256 is
+printed).
 
 Writes into --out: reader.onnx (fp32), reader-q.onnx (int8, dynamic
 quantisation), fixtures.json (pairs with the PyTorch, fp32 ONNX and int8
@@ -26,10 +27,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit import logit  # noqa: E402
+from fit import READ, logit  # noqa: E402
 from minilm import batch, load_bert, tokenizer  # noqa: E402
-
-READ = 10  # candidates the reader reads per prompt
 
 
 def judged(c):
