@@ -126,16 +126,21 @@ done <<<"$models_table"
 # A cross-encoder trained for ski (research/reader), shipped in models/ and
 # pinned in internal/reader/files.go; it reads with all-MiniLM-L6-v2's
 # tokenizer. Without it the judge decides alone.
-reader_id=$(sed -n 's/^\tmodelID *= "\([a-z0-9-]*\)"$/\1/p' internal/reader/files.go)
-reader_sha=$(sed -n 's/^\tmodelSHA256 = "\([0-9a-f]*\)"$/\1/p' internal/reader/files.go)
+# pinned NAME CHARS: the value of the constant NAME in
+# internal/reader/files.go, when made of CHARS only.
+pinned() { sed -n "s/^\t$1 *= \"\([$2]*\)\"\$/\1/p" internal/reader/files.go; }
+reader_id=$(pinned modelID a-z0-9-)
+reader_sha=$(pinned modelSHA256 0-9a-f)
 reader_dir=$data/models/$reader_id
 # An earlier reader this script installed is replaced, not left beside it.
-for old in "$data"/models/ski-reader-*; do
-	if [ -n "$reader_id" ] && [ "$old" != "$reader_dir" ] && [ -f "$old/SOURCE" ] && head -1 "$old/SOURCE" | grep -q '^model ski-reader-'; then
-		rm -rf -- "$old"
-		say "ok: removed the earlier reader $(basename -- "$old")"
-	fi
-done
+if [ -n "$reader_id" ]; then
+	for old in "$data"/models/ski-reader-*; do
+		if [ "$old" != "$reader_dir" ] && [ -f "$old/SOURCE" ] && head -1 "$old/SOURCE" | grep -q '^model ski-reader-'; then
+			rm -rf -- "$old"
+			say "ok: removed the earlier reader $(basename -- "$old")"
+		fi
+	done
+fi
 if [ -f "models/$reader_id.onnx" ] && [ -n "$reader_sha" ]; then
 	sha_must "models/$reader_id.onnx" "$reader_sha"
 	tok=
