@@ -108,7 +108,7 @@ def main():
     ap.add_argument("--inject", type=float, default=0.70)
     ap.add_argument("--suggest", type=float, default=0.38)
     ap.add_argument("--max-share", type=float, default=0.4)
-    ap.add_argument("--model", default="ski-reader-v2")
+    ap.add_argument("--model", default="ski-reader-v3")
     a = ap.parse_args()
     rows = load(a.dump, a.scores)
     w, b = fit_weights(rows)
