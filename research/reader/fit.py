@@ -126,7 +126,7 @@ def main():
                         best = (right, fp, share, q)
     p = best[3] | {k: round(float(best[3][k]), 4) for k in ("judge", "reader", "bias")}
     after = evaluate(rows, p, True, a.inject, a.suggest)
-    p["fitted_on"] = (f"{a.dump}: right first injected {base[0]:.3f} -> {after[0]:.3f}, negatives injected {base[1]:.3f} -> {after[1]:.3f}, "
+    p["fitted_on"] = (f"{a.dump}: right first injected {base[0]:.3f} -> {after[0]:.3f}, negatives and adjacent requests injected {base[1]:.3f} -> {after[1]:.3f}, "
                       f"reached {base[3]:.3f} -> {after[3]:.3f}, noise {base[4]:.3f} -> {after[4]:.3f}, read {after[2]:.3f} of rows")
     json.dump(p, open(a.out, "w"), indent=1)
     print(json.dumps(p, indent=1))
