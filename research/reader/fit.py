@@ -8,10 +8,11 @@ a shift of its log-odds: the regression answers "is this candidate right?"
 over ten candidates a prompt, the judge "is the best one right?") and the
 band of the judge's confidence in the best candidate within which the
 reader runs: among a grid, the values with the most rows needing a skill
-whose injected candidate is right, at no more negatives injected (rows of
-category negative or adjacent: a dump may join testdata/judge's
-adjacent.tsv to prompts.tsv), no fewer rows reached and no more rows
-needing none given suggestions than without the reader, with the shipped
+whose injected candidate is right, at no more negatives injected and no
+more adjacent requests injected (each apart: a dump may join
+testdata/judge's adjacent.tsv to prompts.tsv, and one limit over both
+would let a fit trade one for the other), no fewer rows reached and no
+more rows needing none given suggestions than without the reader, with the shipped
 inject and suggest confidences, and the reader running on at most
 --max-share of the rows.
 Development only; needs numpy."""
@@ -91,15 +92,17 @@ def outcome(r, p, use, inject, suggest):
 def evaluate(rows, p, use, inject, suggest):
     """Over rows: the share of those needing a skill whose first injected
     one is right, of negatives with an injection, of rows the reader reads,
-    of those needing a skill reached (injected or suggested), and of those
-    needing none with a suggestion (noise)."""
+    of those needing a skill reached (injected or suggested), of those
+    needing none with a suggestion (noise), and of adjacent requests with
+    an injection (0 when the dump has none)."""
     outs = [outcome(r, p, use, inject, suggest) for r in rows]
     pos = [o for r, o in zip(rows, outs) if r["want"] and not r["mention"]]
-    neg = [o for r, o in zip(rows, outs) if r["cat"] in ("negative", "adjacent")]
+    neg = [o for r, o in zip(rows, outs) if r["cat"] == "negative"]
+    adj = [o for r, o in zip(rows, outs) if r["cat"] == "adjacent"]
     none = [o for r, o in zip(rows, outs) if not r["want"] and not r["mention"]]
     share = sum(1 for r in rows if reads(r, p, use)) / len(rows)
     mean = lambda xs, k: sum(x[k] for x in xs) / max(len(xs), 1)
-    return mean(pos, 0), mean(neg, 1), share, mean(pos, 2), mean(none, 3)
+    return mean(pos, 0), mean(neg, 1), share, mean(pos, 2), mean(none, 3), mean(adj, 1)
 
 
 def main():
@@ -121,12 +124,13 @@ def main():
             for lo in [0.0, 0.05, 0.1, 0.2, 0.3]:
                 for hi in [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]:
                     q = p | on_scale | {"low": lo, "high": hi}
-                    right, fp, share, reached, noise = evaluate(rows, q, True, a.inject, a.suggest)
-                    if fp <= base[1] + 1e-9 and reached >= base[3] - 1e-9 and noise <= base[4] + 1e-9 and share <= a.max_share and (best is None or right > best[0] + 1e-9 or (abs(right - best[0]) < 1e-9 and share < best[2])):
+                    right, fp, share, reached, noise, adj = evaluate(rows, q, True, a.inject, a.suggest)
+                    if fp <= base[1] + 1e-9 and adj <= base[5] + 1e-9 and reached >= base[3] - 1e-9 and noise <= base[4] + 1e-9 and share <= a.max_share and (best is None or right > best[0] + 1e-9 or (abs(right - best[0]) < 1e-9 and share < best[2])):
                         best = (right, fp, share, q)
     p = best[3] | {k: round(float(best[3][k]), 4) for k in ("judge", "reader", "bias")}
     after = evaluate(rows, p, True, a.inject, a.suggest)
-    p["fitted_on"] = (f"{a.dump}: right first injected {base[0]:.3f} -> {after[0]:.3f}, negatives and adjacent requests injected {base[1]:.3f} -> {after[1]:.3f}, "
+    p["fitted_on"] = (f"{a.dump}: right first injected {base[0]:.3f} -> {after[0]:.3f}, negatives injected {base[1]:.3f} -> {after[1]:.3f}, "
+                      f"adjacent requests injected {base[5]:.3f} -> {after[5]:.3f}, "
                       f"reached {base[3]:.3f} -> {after[3]:.3f}, noise {base[4]:.3f} -> {after[4]:.3f}, read {after[2]:.3f} of rows")
     json.dump(p, open(a.out, "w"), indent=1)
     print(json.dumps(p, indent=1))
