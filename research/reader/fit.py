@@ -12,9 +12,9 @@ whose injected candidate is right, at no more negatives injected and no
 more adjacent requests injected (each apart: a dump may join
 testdata/judge's adjacent.tsv to prompts.tsv, and one limit over both
 would let a fit trade one for the other), no fewer rows reached and no
-more rows needing none given suggestions than without the reader, with the shipped
-inject and suggest confidences, and the reader running on at most
---max-share of the rows.
+more rows needing none given suggestions than without the reader, with
+the shipped inject and suggest confidences, and the reader running on at
+most --max-share of the rows.
 Development only; needs numpy."""
 import argparse, json, math
 import numpy as np
