@@ -17,6 +17,7 @@ the shipped inject and suggest confidences, and the reader running on at
 most --max-share of the rows.
 Development only; needs numpy."""
 import argparse, json, math
+from collections import namedtuple
 import numpy as np
 
 READ = 10  # candidates the reader reads per prompt (internal/reader params.json "read")
@@ -89,12 +90,16 @@ def outcome(r, p, use, inject, suggest):
     return (bool(injected) and injected[0] in r["want"]), bool(injected), bool(r["want"] & set(injected + suggested)), bool(suggested)
 
 
+# What evaluate measures over rows: the share of those needing a skill whose
+# first injected one is right (right), of negatives with an injection (fp),
+# of rows the reader reads (share), of those needing a skill reached, injected
+# or suggested (reached), of those needing none with a suggestion (noise), and
+# of adjacent requests with an injection (adjacent; 0 when the dump has none).
+Measures = namedtuple("Measures", "right fp share reached noise adjacent")
+
+
 def evaluate(rows, p, use, inject, suggest):
-    """Over rows: the share of those needing a skill whose first injected
-    one is right, of negatives with an injection, of rows the reader reads,
-    of those needing a skill reached (injected or suggested), of those
-    needing none with a suggestion (noise), and of adjacent requests with
-    an injection (0 when the dump has none)."""
+    """Measures over rows, with the reader's values p (used when use)."""
     outs = [outcome(r, p, use, inject, suggest) for r in rows]
     pos = [o for r, o in zip(rows, outs) if r["want"] and not r["mention"]]
     neg = [o for r, o in zip(rows, outs) if r["cat"] == "negative"]
@@ -102,7 +107,7 @@ def evaluate(rows, p, use, inject, suggest):
     none = [o for r, o in zip(rows, outs) if not r["want"] and not r["mention"]]
     share = sum(1 for r in rows if reads(r, p, use)) / len(rows)
     mean = lambda xs, k: sum(x[k] for x in xs) / max(len(xs), 1)
-    return mean(pos, 0), mean(neg, 1), share, mean(pos, 2), mean(none, 3), mean(adj, 1)
+    return Measures(mean(pos, 0), mean(neg, 1), share, mean(pos, 2), mean(none, 3), mean(adj, 1))
 
 
 def main():
@@ -124,14 +129,16 @@ def main():
             for lo in [0.0, 0.05, 0.1, 0.2, 0.3]:
                 for hi in [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]:
                     q = p | on_scale | {"low": lo, "high": hi}
-                    right, fp, share, reached, noise, adj = evaluate(rows, q, True, a.inject, a.suggest)
-                    if fp <= base[1] + 1e-9 and adj <= base[5] + 1e-9 and reached >= base[3] - 1e-9 and noise <= base[4] + 1e-9 and share <= a.max_share and (best is None or right > best[0] + 1e-9 or (abs(right - best[0]) < 1e-9 and share < best[2])):
-                        best = (right, fp, share, q)
-    p = best[3] | {k: round(float(best[3][k]), 4) for k in ("judge", "reader", "bias")}
+                    m = evaluate(rows, q, True, a.inject, a.suggest)
+                    holds = (m.fp <= base.fp + 1e-9 and m.adjacent <= base.adjacent + 1e-9 and m.reached >= base.reached - 1e-9
+                             and m.noise <= base.noise + 1e-9 and m.share <= a.max_share)
+                    if holds and (best is None or m.right > best[0].right + 1e-9 or (abs(m.right - best[0].right) < 1e-9 and m.share < best[0].share)):
+                        best = (m, q)
+    p = best[1] | {k: round(float(best[1][k]), 4) for k in ("judge", "reader", "bias")}
     after = evaluate(rows, p, True, a.inject, a.suggest)
-    p["fitted_on"] = (f"{a.dump}: right first injected {base[0]:.3f} -> {after[0]:.3f}, negatives injected {base[1]:.3f} -> {after[1]:.3f}, "
-                      f"adjacent requests injected {base[5]:.3f} -> {after[5]:.3f}, "
-                      f"reached {base[3]:.3f} -> {after[3]:.3f}, noise {base[4]:.3f} -> {after[4]:.3f}, read {after[2]:.3f} of rows")
+    p["fitted_on"] = (f"{a.dump}: right first injected {base.right:.3f} -> {after.right:.3f}, negatives injected {base.fp:.3f} -> {after.fp:.3f}, "
+                      f"adjacent requests injected {base.adjacent:.3f} -> {after.adjacent:.3f}, "
+                      f"reached {base.reached:.3f} -> {after.reached:.3f}, noise {base.noise:.3f} -> {after.noise:.3f}, read {after.share:.3f} of rows")
     json.dump(p, open(a.out, "w"), indent=1)
     print(json.dumps(p, indent=1))
 
