@@ -108,34 +108,44 @@ func (w *world) judged(event []byte) []record.Candidate {
 	return cands
 }
 
-var serverCounts = regexp.MustCompile(`since it started: (\d+) prompts, (none|\d+) read by the reader`)
+var serverCounts = regexp.MustCompile(`since it started: (\d+) prompts, (none|\d+) read by the reader(?: \([^)]*\))?(?:, (\d+) more left to the judge)?`)
 
-// readings is how many prompts the embed server's reader has read, as ski
-// status reports it.
-func (w *world) readings() int {
+// counts are the embed server's counts, as ski status reports them.
+type counts struct {
+	prompts, reads, declined int
+}
+
+// asked is how many readings ski-rank asked for: done or declined.
+func (c counts) asked() int { return c.reads + c.declined }
+
+// counts are the embed server's counts since it started.
+func (w *world) counts() counts {
 	w.t.Helper()
 	r := w.ski("status", "--host", "claude")
 	m := serverCounts.FindStringSubmatch(r.stdout)
 	if r.code != 0 || m == nil {
 		w.t.Fatalf("ski status names no server counts: %+v", r)
 	}
-	n, _ := strconv.Atoi(m[2]) // "none" is 0
-	return n
+	var c counts
+	c.prompts, _ = strconv.Atoi(m[1])
+	c.reads, _ = strconv.Atoi(m[2]) // "none" is 0
+	c.declined, _ = strconv.Atoi(m[3])
+	return c
 }
 
-// settledReadings is the server's count of readings once two looks a
-// fifth of a second apart agree (a reading a prompt gave up waiting for is
-// counted when it ends).
-func (w *world) settledReadings() int {
+// settledCounts are the server's counts once two looks a fifth of a
+// second apart agree (a reading a prompt gave up waiting for is counted
+// when it ends).
+func (w *world) settledCounts() counts {
 	w.t.Helper()
-	last := w.readings()
+	last := w.counts()
 	for range 50 {
 		time.Sleep(200 * time.Millisecond)
-		n := w.readings()
-		if n == last {
-			return n
+		c := w.counts()
+		if c == last {
+			return c
 		}
-		last = n
+		last = c
 	}
 	return last
 }
@@ -143,8 +153,8 @@ func (w *world) settledReadings() int {
 // With the reader on, a real prompt hook asks the embed server's reader
 // about a prompt only when the judge is unsure of it (its best candidate's
 // confidence, ranked with the reader off, in the fitted band): the
-// server's count of readings goes up by one for each such prompt and
-// stays for every other.
+// server's count of readings (done, or declined past the reader's share)
+// goes up by one for each such prompt and stays for every other.
 func TestReaderReadsOnlyUnsurePrompts(t *testing.T) {
 	w := readerWorld(t)
 	w.sessionStart("claude")
@@ -154,7 +164,7 @@ func TestReaderReadsOnlyUnsurePrompts(t *testing.T) {
 	// reading is counted when it ends): one unsure prompt first, until it
 	// is counted.
 	w.timedHook("claude", "prompt", withSession(t, withPrompt(t, w.payload("claude-prompt.json"), unsure[0]), "reader-warm"), 5*time.Second)
-	for end := time.Now().Add(30 * time.Second); w.readings() == 0; time.Sleep(100 * time.Millisecond) {
+	for end := time.Now().Add(30 * time.Second); w.counts().reads == 0; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatal("the server never counted the first reading")
 		}
@@ -165,9 +175,9 @@ func TestReaderReadsOnlyUnsurePrompts(t *testing.T) {
 		if i >= len(sure) {
 			want = 1
 		}
-		before := w.settledReadings()
+		before := w.settledCounts().asked()
 		w.timedHook("claude", "prompt", event, 5*time.Second)
-		if got := w.settledReadings() - before; got != want {
+		if got := w.settledCounts().asked() - before; got != want {
 			t.Errorf("%q: the reader read it %d times, want %d (the judge unsure: %v)", prompt, got, want, want == 1)
 		}
 	}
@@ -230,4 +240,52 @@ func TestReaderFallsBackToTheJudge(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Past its share of the prompts (params.json's max_share) the server
+// declines to read: a long run of prompts the judge is unsure of is read
+// up to the share and the saved readings, each declined one is counted and
+// keeps the judge's word (the hook prints what it prints with the reader
+// off), and no prompt fails or waits.
+func TestReaderKeepsToItsShare(t *testing.T) {
+	w := readerWorld(t)
+	w.sessionStart("claude")
+	_, unsure := w.sureAndUnsure(14)
+	if len(unsure) < 14 {
+		t.Fatalf("dev.tsv has %d prompts the judge is unsure of, the test needs 14", len(unsure))
+	}
+	w.timedHook("claude", "prompt", withSession(t, withPrompt(t, w.payload("claude-prompt.json"), unsure[0]), "share-warm"), 5*time.Second)
+	for end := time.Now().Add(30 * time.Second); w.counts().reads == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the server never counted the first reading")
+		}
+	}
+	start := w.settledCounts()
+	printed := map[string]string{}
+	var declined []string
+	for i, prompt := range unsure[1:] {
+		before := w.settledCounts()
+		printed[prompt] = w.timedHook("claude", "prompt", withSession(t, withPrompt(t, w.payload("claude-prompt.json"), prompt), fmt.Sprintf("share-%d", i)), 5*time.Second)
+		after := w.settledCounts()
+		if after.asked()-before.asked() != 1 {
+			t.Errorf("%q: asked the reader %d times, want 1", prompt, after.asked()-before.asked())
+		}
+		if after.declined > before.declined {
+			declined = append(declined, prompt)
+		}
+	}
+	end := w.settledCounts()
+	prompts, reads := end.prompts-start.prompts, end.reads-start.reads
+	share := reader.Default().MaxShare
+	if len(declined) == 0 || float64(reads) > share*float64(prompts)+5 {
+		t.Fatalf("%d prompts the judge is unsure of in a row: %d read, %d declined (share %.2f, at most 5 saved)", prompts, reads, len(declined), share)
+	}
+	w.readerConfig(false)
+	for i, prompt := range declined {
+		judge := w.timedHook("claude", "prompt", withSession(t, withPrompt(t, w.payload("claude-prompt.json"), prompt), fmt.Sprintf("share-judge-%d", i)), 5*time.Second)
+		if printed[prompt] != judge {
+			t.Errorf("%q, declined: the hook printed\n%s\nand with the reader off\n%s", prompt, printed[prompt], judge)
+		}
+	}
+	t.Logf("%d unsure prompts in a row: %d read, %d declined", prompts, reads, len(declined))
 }

@@ -6,17 +6,17 @@ each twice in a new session, once with the reader off and once on in the
 config (the order alternating pair by pair, so both sides see the same
 machine), and prints each side's p50/p95/p99, the paired difference, and,
 from the embed server's counts (ski status), how many prompts the reader
-read and its mean time. The embed server must be running. Used by
+read, its mean time and how many it declined past its share. The embed server must be running. Used by
 scripts/bench-hook.sh."""
 import argparse, json, os, random, re, statistics, subprocess, time, uuid
 
 
 def counts(ski):
     out = subprocess.run([ski, "status", "--host", "claude"], capture_output=True, text=True).stdout
-    m = re.search(r"since it started: (\d+) prompts, (none|\d+) read by the reader(?: \((\d+) ms)?", out)
+    m = re.search(r"since it started: (\d+) prompts, (none|\d+) read by the reader(?: \([^)]*\))?(?:, (\d+) more left to the judge)?", out)
     if not m:
         raise SystemExit("bench-reader.py: ski status names no embed server counts:\n" + out)
-    return int(m.group(1)), 0 if m.group(2) == "none" else int(m.group(2))
+    return int(m.group(1)), 0 if m.group(2) == "none" else int(m.group(2)), int(m.group(3) or 0)
 
 
 def pct(xs, q):
@@ -52,7 +52,7 @@ def main():
             subprocess.run(["sh", a.hook, "prompt"], input=payload.encode(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             times[on].append((time.perf_counter() - t) * 1000)
     after = counts(a.ski)
-    reads = after[1] - before[1]
+    reads, declined = after[1] - before[1], after[2] - before[2]
     for on in (False, True):
         t = times[on]
         print("%-26s p50 %7.1f ms  p95 %7.1f ms  p99 %7.1f ms  (n=%d)" % ("warm, reader " + ("on" if on else "off"), pct(t, .5), pct(t, .95), pct(t, .99), len(t)))
@@ -62,8 +62,8 @@ def main():
     # that (their median does not).
     print("  reader on minus off, pair by pair: mean %+.1f ms" % statistics.mean(diff))
     m = re.search(r"\((\d+) ms each", subprocess.run([a.ski, "status", "--host", "claude"], capture_output=True, text=True).stdout)
-    print("  the reader read %d of the %d prompts with it on (%.0f%%), %s ms each on average since the server started" % (
-        reads, a.pairs, 100 * reads / a.pairs, m.group(1) if m else "-"))
+    print("  the reader read %d of the %d prompts with it on (%.0f%%), %s ms each on average since the server started;"
+          " %d more past its share left to the judge" % (reads, a.pairs, 100 * reads / a.pairs, m.group(1) if m else "-", declined))
 
 
 if __name__ == "__main__":

@@ -227,7 +227,8 @@ func (p Program) prepare(env cli.Env, o Options) (*run, error) {
 	if eenv.Runtime == "" {
 		eenv.Runtime = res.Config(cwd).OnnxRuntime
 	}
-	r.srv = server{env: env, dirs: dirs, embed: eenv, runtime: o.Runtime, warn: warn}
+	ranking, _ := res.Rank(o.Model, cwd) // the model is known: no error
+	r.srv = server{env: env, dirs: dirs, embed: eenv, runtime: o.Runtime, reader: ranking.Reader, warn: warn}
 	r.builds = builds{env: env, dirs: dirs, embed: eenv, runtime: o.Runtime, model: o.Model, maxLine: o.MaxLine, warn: warn,
 		current: r.srv.current}
 	r.query = query.Options{Host: o.Host, IndexPath: o.Index, Model: o.Model, Embed: eenv, CacheDir: dirs.Cache,

@@ -17,10 +17,12 @@ import (
 )
 
 // reading is the reader in the embed server: its model, loaded on the first
-// request, and the skill texts of the indexes it was asked about, each read
-// again when its file changes.
+// request, the skill texts of the indexes it was asked about, each read
+// again when its file changes, and its share of the prompts of hooks with
+// the reader on (see prompted).
 type reading struct {
-	env embed.Env
+	env   embed.Env
+	share *reader.Share
 
 	once  sync.Once
 	model reader.Model
@@ -55,6 +57,12 @@ func (r *reading) read(path, text string, ids []string) ([]float64, error) {
 		}
 		skills[i] = t
 	}
+	if !r.share.Take() {
+		r.mu.Lock()
+		r.stats.Declined++
+		r.mu.Unlock()
+		return nil, reader.ErrPastShare
+	}
 	start := time.Now()
 	beliefs, err := r.model.Score(text, skills)
 	if err == nil {
@@ -64,6 +72,14 @@ func (r *reading) read(path, text string, ids []string) ([]float64, error) {
 		r.mu.Unlock()
 	}
 	return beliefs, err
+}
+
+// prompted counts n prompts of hooks with the reader on towards its share
+// (embedsrv.ServerOptions.Prompted).
+func (r *reading) prompted(n int) {
+	for range n {
+		r.share.Prompt()
+	}
 }
 
 // counts are the readings done since the server started.

@@ -43,6 +43,7 @@ type server struct {
 	dirs    xdg.Dirs
 	embed   embed.Env
 	runtime string // the --onnxruntime flag, passed on to a started server
+	reader  bool   // the config has the reader on: prompts count towards its share
 	warn    func(string)
 }
 
@@ -111,7 +112,7 @@ func (s server) client(local embed.Embedder, build string) (*embedsrv.Client, er
 	if err != nil {
 		return nil, err
 	}
-	return &embedsrv.Client{Local: local, Socket: sock, Build: build, ReadPrompt: prompt.Read,
+	return &embedsrv.Client{Local: local, Socket: sock, Build: build, ReadPrompt: prompt.Read, Reader: s.reader,
 		Timeout: serverTimeout, PerText: serverPerText, Log: s.warn}, nil
 }
 
@@ -207,10 +208,12 @@ func (s server) serve(model string, idle, delay time.Duration, detach bool, watc
 	watch.Indexed = held.Prepare
 	// The reader reads the prompts the judge is unsure of: for ski-rank,
 	// and of the queries the server ranks itself.
-	rd := &reading{env: s.embed}
+	// It reads at most its share of the prompts of hooks with it on.
+	params := reader.Default()
+	rd := &reading{env: s.embed, share: reader.NewShare(params.MaxShare)}
 	defer rd.close()
-	held.Reread = rd.reread(reader.Default())
-	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256, Hint: query.Hint, ReadPrompt: prompt.Read,
+	held.Reread = rd.reread(params)
+	err = embedsrv.Serve(embedsrv.ServerOptions{Socket: sock, Idle: idle, Delay: delay, Build: embedsrv.Build(), CacheSize: 256, Hint: query.Hint, ReadPrompt: prompt.Read, Prompted: rd.prompted,
 		Rank: held.Rank, Read: rd.read, Stats: rd.counts, Watch: watch, Open: func() (embed.Embedder, error) { return embed.Open(model, s.embed) }})
 	if errors.Is(err, embedsrv.ErrRunning) {
 		return nil

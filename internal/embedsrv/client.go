@@ -12,6 +12,7 @@ import (
 
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/prompt"
+	"github.com/skill-inject/ski/internal/reader"
 	"github.com/skill-inject/ski/internal/unixsock"
 )
 
@@ -37,6 +38,9 @@ type Client struct {
 	// ReadPrompt reads a prompt (prompt.Read), for EmbedPrompts when it
 	// embeds in process.
 	ReadPrompt func(p string) prompt.Reading
+	// Reader, when set, tells the server with requests of prompts that
+	// their hook has the reader on (ServerOptions.Prompted).
+	Reader bool
 	// Project, when set, goes with requests of prompts: where they come
 	// from, for the server to watch (ServerOptions.Watch).
 	Project []byte
@@ -97,7 +101,7 @@ type answer struct {
 // this process need not compile them. When the server does not answer,
 // they are read here and embedded in process.
 func (c *Client) EmbedPrompts(prompts []string) ([][]float32, []prompt.Reading, error) {
-	resp, ok := c.ask(request{Purpose: embed.Query, Texts: prompts, Prompts: true, Project: c.Project})
+	resp, ok := c.ask(request{Purpose: embed.Query, Texts: prompts, Prompts: true, Reader: c.Reader, Project: c.Project})
 	if ok && len(resp.readings) == len(prompts) {
 		return resp.vecs, resp.readings, nil
 	}
@@ -179,12 +183,14 @@ func (c *Client) Rank(index string, query, settings []byte) ([]byte, error) {
 
 // Read asks the server's reader to read text (a prompt as ski reads it)
 // with the skills ids of the index at path (ServerOptions.Read), and
-// returns its beliefs, one per id. It never starts a server.
+// returns its beliefs, one per id, or reader.ErrPastShare when the server
+// declined to read past the reader's share. It never starts a server.
 func (c *Client) Read(index, text string, ids []string) ([]float64, error) {
 	encode := func(h Hello) ([]byte, error) {
 		return json.Marshal(request{Hello: h, Purpose: embed.Query, Read: &readRequest{Index: index, Text: text, IDs: ids}})
 	}
 	var beliefs []float64
+	declined := false
 	_, err := c.call(0, encode, func(raw []byte, h Hello) (answer, error) {
 		var resp response
 		if err := json.Unmarshal(raw, &resp); err != nil {
@@ -193,9 +199,12 @@ func (c *Client) Read(index, text string, ids []string) ([]float64, error) {
 		if err := refused(resp.Hello, h, resp.Error); err != nil {
 			return answer{}, err
 		}
-		beliefs = resp.Beliefs
+		beliefs, declined = resp.Beliefs, resp.Declined
 		return answer{}, nil
 	})
+	if err == nil && declined {
+		return nil, reader.ErrPastShare
+	}
 	if err == nil && len(beliefs) != len(ids) {
 		err = fmt.Errorf("the server read %d of %d skills", len(beliefs), len(ids))
 	}

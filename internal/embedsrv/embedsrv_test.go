@@ -20,6 +20,7 @@ import (
 	"github.com/skill-inject/ski/internal/environ"
 	"github.com/skill-inject/ski/internal/intent"
 	"github.com/skill-inject/ski/internal/prompt"
+	"github.com/skill-inject/ski/internal/reader"
 	"github.com/skill-inject/ski/internal/unixsock"
 )
 
@@ -369,8 +370,10 @@ func TestPrompts(t *testing.T) {
 	}
 	sock := socket(t)
 	model := &counted{Embedder: embed.NewLexical()}
+	var prompted atomic.Int32
 	go Serve(ServerOptions{Socket: sock, Idle: time.Minute, Build: "b1", CacheSize: 8, ReadPrompt: read,
-		Open: func() (embed.Embedder, error) { return model, nil }})
+		Prompted: func(n int) { prompted.Add(int32(n)) },
+		Open:     func() (embed.Embedder, error) { return model, nil }})
 	for i := 0; i < 500 && !alive(sock); i++ {
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -385,6 +388,15 @@ func TestPrompts(t *testing.T) {
 	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotReadings, readings) || l.n != 0 || model.n.Load() != 2 {
 		t.Fatalf("through the server: equal %v, readings %v, in process %d, by the server %d",
 			reflect.DeepEqual(got, want), gotReadings, l.n, model.n.Load())
+	}
+	// Only the prompts of a hook with the reader on count towards its
+	// share.
+	if prompted.Load() != 0 {
+		t.Fatalf("%d prompts counted for the reader with it off", prompted.Load())
+	}
+	c.Reader = true
+	if _, _, err := c.EmbedPrompts(prompts); err != nil || prompted.Load() != int32(len(prompts)) {
+		t.Fatalf("with the reader on: %v, %d prompts counted, want %d", err, prompted.Load(), len(prompts))
 	}
 	c, l, _ = client(filepath.Join(filepath.Dir(sock), "none.sock"), "b1")
 	if err := c.Ping(); err == nil {
@@ -628,9 +640,11 @@ func TestRankFrameDecodes(t *testing.T) {
 }
 
 // A Ranker reads through the server of a query's model and the server
-// counts its readings; a reader slower than ReadTimeout makes Read fail at
-// its deadline (the prompt keeps the judge's word, never waits), and a
-// server with no reader is refused, not waited for.
+// counts its readings; a reading past the reader's share is declined, not
+// failed (the server is asked again next time); a reader slower than
+// ReadTimeout makes Read fail at its deadline (the prompt keeps the
+// judge's word, never waits), and a server with no reader is refused, not
+// waited for.
 func TestRankerRead(t *testing.T) {
 	env, run, m, exe := rankerWorld(t)
 	sock := SocketPath(run, m.ID, embed.Env{Environ: env})
@@ -639,6 +653,9 @@ func TestRankerRead(t *testing.T) {
 		Read: func(index, text string, ids []string) ([]float64, error) {
 			if text == "slow" {
 				time.Sleep(500 * time.Millisecond)
+			}
+			if text == "past its share" {
+				return nil, reader.ErrPastShare
 			}
 			reads.Add(1)
 			out := make([]float64, len(ids))
@@ -661,6 +678,12 @@ func TestRankerRead(t *testing.T) {
 	if st, err := c.Stats(); err != nil || st.Reads != 1 {
 		t.Fatalf("stats %+v, %v", st, err)
 	}
+	if got, err := r.Read(m.ID, "/p", "/p/i.skv", "past its share", []string{"a"}); !errors.Is(err, reader.ErrPastShare) || got != nil {
+		t.Fatalf("declined: %v, %v", got, err)
+	}
+	if got, err := r.Read(m.ID, "/p", "/p/i.skv", "fix the chart", []string{"a"}); err != nil || len(got) != 1 {
+		t.Fatalf("after a declined reading: %v, %v", got, err)
+	}
 	start := time.Now()
 	if _, err := r.Read(m.ID, "/p", "/p/i.skv", "slow", []string{"a"}); err == nil || time.Since(start) > 400*time.Millisecond {
 		t.Fatalf("a slow reader: %v after %v", err, time.Since(start))
@@ -675,5 +698,23 @@ func TestRankerRead(t *testing.T) {
 	c2 := &Client{Local: embed.NewLexical(), Socket: noReader, Build: BuildOf(exe), Timeout: time.Second}
 	if _, err := c2.Read("/p/i.skv", "x", []string{"a"}); err == nil {
 		t.Fatal("a server without a reader read")
+	}
+}
+
+// ski status words the server's counts, the readings declined past the
+// reader's share included.
+func TestStatsSummary(t *testing.T) {
+	for _, c := range []struct {
+		st   Stats
+		want string
+	}{
+		{Stats{Prompts: 4}, "4 prompts, none read by the reader"},
+		{Stats{Prompts: 9, Reads: 2, ReadMicros: 60000}, "9 prompts, 2 read by the reader (30 ms each on average)"},
+		{Stats{Prompts: 9, Reads: 2, ReadMicros: 60000, Declined: 3}, "9 prompts, 2 read by the reader (30 ms each on average), 3 more left to the judge (past the reader's share)"},
+		{Stats{Prompts: 9, Declined: 1}, "9 prompts, none read by the reader, 1 more left to the judge (past the reader's share)"},
+	} {
+		if got := c.st.Summary(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.st, got, c.want)
+		}
 	}
 }

@@ -53,6 +53,9 @@ type request struct {
 	Purpose embed.Purpose `json:"purpose"`
 	Texts   []string      `json:"texts"`
 	Prompts bool          `json:"prompts,omitempty"`
+	// Reader says the prompts' hook has the reader on: they count
+	// towards its share (ServerOptions.Prompted).
+	Reader bool `json:"reader,omitempty"`
 	// Project describes where the prompts come from (ServerOptions.Watch).
 	Project json.RawMessage `json:"project,omitempty"`
 	// Current asks, instead of vectors, whether Project's index is current
@@ -81,15 +84,20 @@ type Stats struct {
 	Prompts    int   `json:"prompts"`     // prompts it read and embedded
 	Reads      int   `json:"reads"`       // prompts the reader read
 	ReadMicros int64 `json:"read_micros"` // time they took, in all
+	Declined   int   `json:"declined"`    // readings past the reader's share, not done
 }
 
 // Summary says what the counts are, in words.
 func (st Stats) Summary() string {
-	if st.Reads == 0 {
-		return fmt.Sprintf("%d prompts, none read by the reader", st.Prompts)
+	s := fmt.Sprintf("%d prompts, none read by the reader", st.Prompts)
+	if st.Reads > 0 {
+		s = fmt.Sprintf("%d prompts, %d read by the reader (%.0f ms each on average)",
+			st.Prompts, st.Reads, float64(st.ReadMicros)/float64(st.Reads)/1000)
 	}
-	return fmt.Sprintf("%d prompts, %d read by the reader (%.0f ms each on average)",
-		st.Prompts, st.Reads, float64(st.ReadMicros)/float64(st.Reads)/1000)
+	if st.Declined > 0 {
+		s += fmt.Sprintf(", %d more left to the judge (past the reader's share)", st.Declined)
+	}
+	return s
 }
 
 // rankRequest is a query record to rank against an index, with the
@@ -115,6 +123,9 @@ type response struct {
 	Ranked string `json:"ranked,omitempty"`
 	// Beliefs answer a request of Read, one per id.
 	Beliefs []float64 `json:"beliefs,omitempty"`
+	// Declined answers a request of Read past the reader's share of the
+	// prompts (reader.Share): nothing was read.
+	Declined bool `json:"declined,omitempty"`
 	// Stats answers a request of Stats.
 	Stats *Stats `json:"stats,omitempty"`
 }

@@ -74,6 +74,9 @@ func (r *Ranker) Read(model, cwd, index, text string, ids []string) ([]float64, 
 	c.Timeout = cmp.Or(r.ReadTimeout, ReadTimeout)
 	defer func() { c.Timeout = timeout }()
 	beliefs, err := c.Read(index, text, ids)
+	if errors.Is(err, reader.ErrPastShare) {
+		return nil, err // an answer, not a failure: the judge decides
+	}
 	if err != nil {
 		r.fail(c, err, "the judge decides")
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/skill-inject/ski/internal/embed"
 	"github.com/skill-inject/ski/internal/flock"
 	"github.com/skill-inject/ski/internal/prompt"
+	"github.com/skill-inject/ski/internal/reader"
 	"github.com/skill-inject/ski/internal/unixsock"
 	"github.com/skill-inject/ski/internal/xdg"
 )
@@ -51,6 +52,10 @@ type ServerOptions struct {
 		Run(stop <-chan struct{})
 		Current(project []byte) bool
 	}
+	// Prompted, when set, is told of each request of n prompts whose hook
+	// has the reader on (Client.Reader): the reader's share of the prompts
+	// counts them (reader.Share).
+	Prompted func(n int)
 	// Rank, when set, ranks a query record against the index at a path
 	// with the given settings and returns the candidate lines
 	// (rank.Held.Rank), for Client.Rank.
@@ -261,6 +266,9 @@ func (s *server) answer(req request) response {
 		err = errors.New("this server does not read prompts")
 	default:
 		s.prompts.Add(int64(len(req.Texts)))
+		if req.Reader && s.o.Prompted != nil {
+			s.o.Prompted(len(req.Texts))
+		}
 		resp.Readings = make([]prompt.Reading, len(req.Texts))
 		texts := make([]string, len(req.Texts))
 		for i, p := range req.Texts {
@@ -282,6 +290,9 @@ func (s *server) read(r *readRequest) response {
 		return response{Hello: s.hello, Error: "this server does not read"}
 	}
 	beliefs, err := s.o.Read(r.Index, r.Text, r.IDs)
+	if errors.Is(err, reader.ErrPastShare) {
+		return response{Hello: s.hello, Declined: true}
+	}
 	if err != nil {
 		return response{Hello: s.hello, Error: err.Error()}
 	}

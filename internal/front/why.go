@@ -255,7 +255,7 @@ func (w *world) readerNote(model string, cands []byte) string {
 	case len(read) > 0:
 		return fmt.Sprintf("read the best %d candidates: the judge was unsure of the prompt", len(read))
 	case reader.Default().Unsure(first):
-		return "the judge was unsure, but the reader did not answer (no embed server, or too slow: see hook.log)"
+		return "the judge was unsure, but the reader did not answer (no embed server, too slow: see hook.log; or past its share of the prompts: see ski status)"
 	}
 	return "not needed: the judge is sure of this prompt"
 }

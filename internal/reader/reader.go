@@ -40,6 +40,8 @@ type Params struct {
 	Judge  float64 `json:"judge"`
 	Reader float64 `json:"reader"`
 	Bias   float64 `json:"bias"`
+	// MaxShare is the most of the prompts it reads over time (Share).
+	MaxShare float64 `json:"max_share"`
 	// FittedOn says on what.
 	FittedOn string `json:"fitted_on"`
 }

@@ -115,7 +115,7 @@ def main():
     ap.add_argument("dump"); ap.add_argument("scores"); ap.add_argument("out")
     ap.add_argument("--inject", type=float, default=0.70)
     ap.add_argument("--suggest", type=float, default=0.38)
-    ap.add_argument("--max-share", type=float, default=0.4)
+    ap.add_argument("--max-share", type=float, default=0.4, help="the most of the rows the band may read (and params.json's max_share)")
     ap.add_argument("--model", default="ski-reader-v3")
     a = ap.parse_args()
     rows = load(a.dump, a.scores)
@@ -135,6 +135,7 @@ def main():
                     if holds and (best is None or m.right > best[0].right + 1e-9 or (abs(m.right - best[0].right) < 1e-9 and m.share < best[0].share)):
                         best = (m, q)
     p = best[1] | {k: round(float(best[1][k]), 4) for k in ("judge", "reader", "bias")}
+    p["max_share"] = a.max_share  # the server holds the reader to it online (reader.Share)
     after = evaluate(rows, p, True, a.inject, a.suggest)
     p["fitted_on"] = (f"{a.dump}: right first injected {base.right:.3f} -> {after.right:.3f}, negatives injected {base.fp:.3f} -> {after.fp:.3f}, "
                       f"adjacent requests injected {base.adjacent:.3f} -> {after.adjacent:.3f}, "
