@@ -18,28 +18,28 @@ const shareBurst = 5
 // Share holds the reader to at most a share of the prompts, whatever the
 // catalog: where the judge is unsure of most prompts (a catalog of
 // near-duplicate skills), reading them all would make the median prompt
-// wait for the reader. Each prompt seen earns max of a reading, each
+// wait for the reader. Each prompt seen earns limit of a reading, each
 // reading spends one, and at most shareBurst are saved; a reading with
 // none saved is declined. Safe for concurrent use.
 type Share struct {
 	mu     sync.Mutex
-	max    float64
+	limit  float64
 	credit float64
 }
 
-// NewShare returns a Share of max (0 to 1) of the prompts; max ≥ 1 (or a
-// Params without max_share) never declines.
-func NewShare(max float64) *Share {
-	if max <= 0 || max >= 1 {
-		max = 1
+// NewShare returns a Share of limit (0 to 1) of the prompts; a limit of 1
+// or more, or 0 (a Params without max_share), never declines.
+func NewShare(limit float64) *Share {
+	if limit <= 0 || limit >= 1 {
+		limit = 1
 	}
-	return &Share{max: max, credit: shareBurst}
+	return &Share{limit: limit, credit: shareBurst}
 }
 
 // Prompt counts a prompt seen.
 func (s *Share) Prompt() {
 	s.mu.Lock()
-	s.credit = min(s.credit+s.max, shareBurst)
+	s.credit = min(s.credit+s.limit, shareBurst)
 	s.mu.Unlock()
 }
 
@@ -47,7 +47,7 @@ func (s *Share) Prompt() {
 func (s *Share) Take() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.max >= 1 {
+	if s.limit >= 1 {
 		return true
 	}
 	if s.credit < 1 {

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// A Share reads the saved readings first, then one prompt in 1/max, so
-// that over a long run the reader reads at most max of the prompts.
+// A Share reads the saved readings first, then one prompt in 1/limit, so
+// that over a long run the reader reads at most limit of the prompts.
 func TestShare(t *testing.T) {
 	s := NewShare(0.4)
 	took := 0
