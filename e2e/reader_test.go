@@ -178,7 +178,7 @@ func TestReaderReadsOnlyUnsurePrompts(t *testing.T) {
 		before := w.settledCounts().asked()
 		w.timedHook("claude", "prompt", event, 5*time.Second)
 		if got := w.settledCounts().asked() - before; got != want {
-			t.Errorf("%q: the reader read it %d times, want %d (the judge unsure: %v)", prompt, got, want, want == 1)
+			t.Errorf("%q: asked the reader %d times, want %d (the judge unsure: %v)", prompt, got, want, want == 1)
 		}
 	}
 	t.Logf("%d prompts the judge is sure of, %d it is unsure of", len(sure), len(unsure))

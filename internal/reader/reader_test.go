@@ -38,7 +38,7 @@ func (s *scorerOf) ScoreCandidates(_ string, cs []record.Candidate) ([]float64, 
 
 func TestDefaultParamsAreValid(t *testing.T) {
 	p := Default()
-	if p.Model == "" || p.Read < 1 || p.Low < 0 || p.High > 1 || p.Low > p.High {
+	if p.Model == "" || p.Read < 1 || p.Low < 0 || p.High > 1 || p.Low > p.High || p.MaxShare <= 0 || p.MaxShare > 1 {
 		t.Fatalf("shipped params %+v", p)
 	}
 	// Values fitted for another reader would combine its beliefs wrongly.
