@@ -150,6 +150,21 @@ func (w *world) settledCounts() counts {
 	return last
 }
 
+// warmReader has the server load the reader: it does so on its first
+// reading, which takes longer than a prompt waits (that prompt keeps the
+// judge's word, and the reading is counted when it ends), so one prompt
+// the judge is unsure of goes first, and the wait lasts until it is
+// counted.
+func (w *world) warmReader(t *testing.T, unsure string) {
+	t.Helper()
+	w.timedHook("claude", "prompt", withSession(t, withPrompt(t, w.payload("claude-prompt.json"), unsure), "reader-warm"), 5*time.Second)
+	for end := time.Now().Add(30 * time.Second); w.counts().reads == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the server never counted the first reading")
+		}
+	}
+}
+
 // With the reader on, a real prompt hook asks the embed server's reader
 // about a prompt only when the judge is unsure of it (its best candidate's
 // confidence, ranked with the reader off, in the fitted band): the
@@ -159,16 +174,7 @@ func TestReaderReadsOnlyUnsurePrompts(t *testing.T) {
 	w := readerWorld(t)
 	w.sessionStart("claude")
 	sure, unsure := w.sureAndUnsure(6)
-	// The server loads the reader on its first reading, which takes longer
-	// than a prompt waits (that prompt keeps the judge's word, and the
-	// reading is counted when it ends): one unsure prompt first, until it
-	// is counted.
-	w.timedHook("claude", "prompt", withSession(t, withPrompt(t, w.payload("claude-prompt.json"), unsure[0]), "reader-warm"), 5*time.Second)
-	for end := time.Now().Add(30 * time.Second); w.counts().reads == 0; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the server never counted the first reading")
-		}
-	}
+	w.warmReader(t, unsure[0])
 	for i, prompt := range append(sure, unsure...) {
 		event := withSession(t, withPrompt(t, w.payload("claude-prompt.json"), prompt), fmt.Sprintf("reader-%d", i))
 		want := 0
@@ -254,12 +260,7 @@ func TestReaderKeepsToItsShare(t *testing.T) {
 	if len(unsure) < 14 {
 		t.Fatalf("dev.tsv has %d prompts the judge is unsure of, the test needs 14", len(unsure))
 	}
-	w.timedHook("claude", "prompt", withSession(t, withPrompt(t, w.payload("claude-prompt.json"), unsure[0]), "share-warm"), 5*time.Second)
-	for end := time.Now().Add(30 * time.Second); w.counts().reads == 0; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("the server never counted the first reading")
-		}
-	}
+	w.warmReader(t, unsure[0])
 	start := w.settledCounts()
 	printed := map[string]string{}
 	var declined []string
