@@ -22,14 +22,13 @@ def config(layers=6):
                       hidden_act="gelu", layer_norm_eps=1e-12, add_pooling_layer=False)
 
 
-def load_bert(layers=6, model_dir=MODEL_DIR, total=6):
-    """A BertModel holding the weights of the ONNX graph in model_dir (one
-    of `total` layers; its first `layers` kept): named initializers map by
-    name, the MatMul weights (anonymous in the graph) by the node that
-    reads them, transposed."""
-    m = onnx.load(os.path.join(model_dir, "model.onnx"))
+def onnx_state(path, prefixes):
+    """The PyTorch state of the ONNX graph at path: its initializers named
+    with one of prefixes by name, and its MatMul weights (anonymous in an
+    exported graph) by the node that reads them, transposed."""
+    m = onnx.load(path)
     init = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
-    state = {k: v for k, v in init.items() if k.startswith(("embeddings.", "encoder."))}
+    state = {k: v for k, v in init.items() if k.startswith(prefixes)}
     for node in m.graph.node:
         if node.op_type != "MatMul":
             continue
@@ -38,6 +37,15 @@ def load_bert(layers=6, model_dir=MODEL_DIR, total=6):
                 # /encoder/layer.0/attention/self/query/MatMul -> encoder.layer.0.attention.self.query.weight
                 path = node.name.strip("/").rsplit("/", 1)[0].replace("/", ".")
                 state[path + ".weight"] = init[x].T
+    return state
+
+
+def load_bert(layers=6, model_dir=MODEL_DIR, total=6):
+    """A BertModel holding the weights of the ONNX graph in model_dir (one
+    of `total` layers; its first `layers` kept): named initializers map by
+    name, the MatMul weights (anonymous in the graph) by the node that
+    reads them, transposed."""
+    state = onnx_state(os.path.join(model_dir, "model.onnx"), ("embeddings.", "encoder."))
     bert = BertModel(config(total), add_pooling_layer=False)
     sd = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in state.items() if k != "embeddings.position_ids"}
     missing, unexpected = bert.load_state_dict(sd, strict=False)

@@ -188,6 +188,55 @@ def export(model, tok, out, groups):
     return f32, q8
 
 
+def fixture_groups(rows):
+    """The fixtures' groups: the first twelve rows the reader would read,
+    each prompt with its ten candidates."""
+    groups = []
+    for r in rows:
+        read = [c["text"] for c in r["cands"] if not c.get("mention")][:READ]
+        if r["category"] != "mention" and read:
+            groups.append((r["text"], read))
+        if len(groups) == 12:
+            break
+    return groups
+
+
+def score_dumps(f32, q8, tok, dumps, out, threads):
+    """Scores each --reader-pairs dump's candidates with both graphs into
+    <out>/scores-<name>.ndjson; returns, by dump, the share of prompts
+    whose best candidate the int8 graph and the fp32 graph agree on."""
+    s32, s8 = ort_session(f32, threads), ort_session(q8, threads)
+    agreement = {}
+    for dump in dumps:
+        name = os.path.splitext(os.path.basename(dump))[0]
+        drows = [json.loads(l) for l in open(dump, encoding="utf-8")]
+        agree = total = 0
+        with open(os.path.join(out, f"scores-{name}.ndjson"), "w") as fh:
+            for r in drows:
+                skills = [c["text"] for c in r["cands"][:READ]]
+                q = ort_logits(s8, tok, r["text"], skills) if skills else []
+                f = ort_logits(s32, tok, r["text"], skills) if skills else []
+                if skills:
+                    total += 1
+                    agree += int(np.argmax(q) == np.argmax(f))
+                fh.write(json.dumps({"line": r["line"], "reader": [round(x, 4) for x in q], "fp32": [round(x, 4) for x in f]}) + "\n")
+        agreement[name] = round(agree / max(total, 1), 4)
+    return agreement
+
+
+def publish(model, tok, out, rows, dumps, threads, report):
+    """Exports model into out (graphs, fixtures from rows), scores dumps
+    with it and writes report.json, adding the graphs' sha256 and the int8
+    graph's agreement with fp32 to report."""
+    f32, q8 = export(model, tok, out, fixture_groups(rows))
+    report["sha256"] = {"reader.onnx": sha256(f32), "reader-q.onnx": sha256(q8)}
+    if dumps:
+        report["int8_top1_agrees_with_fp32"] = score_dumps(f32, q8, tok, dumps, out, threads)
+    with open(os.path.join(out, "report.json"), "w") as fh:
+        json.dump(report, fh, indent=1)
+    print(json.dumps(report["sha256"]), file=sys.stderr)
+
+
 def sha256(path):
     return hashlib.sha256(open(path, "rb").read()).hexdigest()
 
@@ -216,38 +265,8 @@ def main():
     print(f"{len(rows)} rows, {len(pairs)} pairs, {int(sum(p[2] for p in pairs))} positive", file=sys.stderr)
     t0 = time.time()
     model = train(args, tok, pairs)
-    wall = time.time() - t0
-    # Fixtures: the first twelve training rows the reader would read, each
-    # prompt with its ten candidates.
-    groups = []
-    for r in rows:
-        read = [c["text"] for c in r["cands"] if not c.get("mention")][:READ]
-        if r["category"] != "mention" and read:
-            groups.append((r["text"], read))
-        if len(groups) == 12:
-            break
-    f32, q8 = export(model, tok, args.out, groups)
-    report = {"args": vars(args), "rows": len(rows), "pairs": len(pairs), "train_seconds": round(wall), "judge_weight": model.judge_weight,
-              "sha256": {"reader.onnx": sha256(f32), "reader-q.onnx": sha256(q8)}}
-    s32, s8 = ort_session(f32, args.threads), ort_session(q8, args.threads)
-    for dump in args.score:
-        name = os.path.splitext(os.path.basename(dump))[0]
-        drows = [json.loads(l) for l in open(dump, encoding="utf-8")]
-        agree = total = 0
-        with open(os.path.join(args.out, f"scores-{name}.ndjson"), "w") as fh:
-            for r in drows:
-                skills = [c["text"] for c in r["cands"][:READ]]
-                q = ort_logits(s8, tok, r["text"], skills) if skills else []
-                f = ort_logits(s32, tok, r["text"], skills) if skills else []
-                if skills:
-                    total += 1
-                    agree += int(np.argmax(q) == np.argmax(f))
-                fh.write(json.dumps({"line": r["line"], "reader": [round(x, 4) for x in q], "fp32": [round(x, 4) for x in f]}) + "\n")
-        report.setdefault("int8_top1_agrees_with_fp32", {})[name] = round(agree / max(total, 1), 4)
-    with open(os.path.join(args.out, "report.json"), "w") as fh:
-        json.dump(report, fh, indent=1)
-    print(json.dumps(report["sha256"]), file=sys.stderr)
-
+    report = {"args": vars(args), "rows": len(rows), "pairs": len(pairs), "train_seconds": round(time.time() - t0), "judge_weight": model.judge_weight}
+    publish(model, tok, args.out, rows, args.score, args.threads, report)
 
 if __name__ == "__main__":
     main()
