@@ -210,12 +210,15 @@ func TestCorruptIndex(t *testing.T) {
 	if ctx := claudeContext(t, w.hook("claude", "prompt", fresh)); !strings.Contains(ctx, "postmortem") {
 		t.Fatalf("after rebuilding the index: %s", ctx)
 	}
-	os.WriteFile(files[0], []byte("garbage, not zstd"), 0o600)
-	q := w.stage([]byte(`{"prompt":"x"}`), "ski-embed", "--query", "--index", files[0])
+	// A file of its own: the automatic index is the background's to set
+	// aside and rebuild, and it may do so while this runs.
+	named := filepath.Join(t.TempDir(), "named.skv")
+	os.WriteFile(named, []byte("garbage, not zstd"), 0o600)
+	q := w.stage([]byte(`{"prompt":"x"}`), "ski-embed", "--query", "--index", named)
 	if q.code != 1 || !strings.Contains(q.stderr, "not a valid ski index") {
 		t.Fatalf("ski-embed --query --index corrupt: %+v", q)
 	}
-	r := w.stage([]byte(`{"kind":"query","query_id":"q","prompt":"x","vector":[1]}`), "ski-rank", "--index", files[0])
+	r := w.stage([]byte(`{"kind":"query","query_id":"q","prompt":"x","vector":[1]}`), "ski-rank", "--index", named)
 	if r.code != 1 || !strings.Contains(r.stderr, "not a valid ski index") {
 		t.Fatalf("ski-rank --index corrupt: %+v", r)
 	}
