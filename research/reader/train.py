@@ -268,5 +268,6 @@ def main():
     report = {"args": vars(args), "rows": len(rows), "pairs": len(pairs), "train_seconds": round(time.time() - t0), "judge_weight": model.judge_weight}
     publish(model, tok, args.out, rows, args.score, args.threads, report)
 
+
 if __name__ == "__main__":
     main()
