@@ -40,6 +40,16 @@ def onnx_state(path, prefixes):
     return state
 
 
+def load_weights(module, state):
+    """Puts state (arrays by PyTorch name) into module; fails when a weight
+    is missing or left over (the position ids, a buffer, aside)."""
+    sd = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in state.items() if not k.endswith("position_ids")}
+    missing, unexpected = module.load_state_dict(sd, strict=False)
+    missing = [k for k in missing if not k.endswith("position_ids")]
+    if missing or unexpected:
+        raise RuntimeError(f"weights: missing {missing}, unexpected {unexpected}")
+
+
 def load_bert(layers=6, model_dir=MODEL_DIR, total=6):
     """A BertModel holding the weights of the ONNX graph in model_dir (one
     of `total` layers; its first `layers` kept): named initializers map by
@@ -47,11 +57,7 @@ def load_bert(layers=6, model_dir=MODEL_DIR, total=6):
     reads them, transposed."""
     state = onnx_state(os.path.join(model_dir, "model.onnx"), ("embeddings.", "encoder."))
     bert = BertModel(config(total), add_pooling_layer=False)
-    sd = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in state.items() if k != "embeddings.position_ids"}
-    missing, unexpected = bert.load_state_dict(sd, strict=False)
-    missing = [k for k in missing if not k.endswith("position_ids")]
-    if missing or unexpected:
-        raise RuntimeError(f"weights: missing {missing}, unexpected {unexpected}")
+    load_weights(bert, state)
     if layers < total:
         bert.encoder.layer = bert.encoder.layer[:layers]
         bert.config.num_hidden_layers = layers

@@ -9,11 +9,10 @@ them from its training dump). With W = 1 it gives A back.
 Development only: needs what train.py needs."""
 import argparse, json, os, sys
 
-import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from minilm import onnx_state, tokenizer  # noqa: E402
+from minilm import load_weights, onnx_state, tokenizer  # noqa: E402
 from train import Reader, publish  # noqa: E402
 
 
@@ -29,11 +28,7 @@ def soup(a, b, weight):
         raise SystemExit(f"the readers differ in shape: {sorted(a.keys() ^ b.keys())[:4]}")
     layers = 1 + max(int(k.split(".")[3]) for k in a if k.startswith("bert.encoder.layer."))
     model = Reader(layers)
-    mixed = {k: torch.from_numpy(np.ascontiguousarray(weight * a[k] + (1 - weight) * b[k])) for k in a}
-    missing, unexpected = model.load_state_dict(mixed, strict=False)
-    missing = [k for k in missing if not k.endswith("position_ids")]
-    if missing or unexpected:
-        raise SystemExit(f"weights: missing {missing}, unexpected {unexpected}")
+    load_weights(model, {k: weight * a[k] + (1 - weight) * b[k] for k in a})
     return model
 
 
