@@ -74,8 +74,6 @@ class Reader(torch.nn.Module):
         return self.head((h * m).sum(1) / m.sum(1)).squeeze(-1)
 
 
-
-
 def train(args, tok, pairs):
     """Batches of whole rows (a prompt with all its pairs). The loss is the
     listwise one of each row with a right candidate (the softmax of its
