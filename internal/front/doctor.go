@@ -275,9 +275,8 @@ func (w *world) checkModel() []check {
 // warns.
 func (w *world) checkReader() check {
 	c := check{name: "reader"}
-	r, err := w.res.Rank(w.model(), w.cwd)
-	if err != nil || !r.Reader {
-		c.status, c.detail = statusOK, "off (the judge decides alone; reader = true in the config turns it on)"
+	if off := w.readerOff(w.model()); off != "" {
+		c.status, c.detail = statusOK, off
 		return c
 	}
 	m := reader.Files()

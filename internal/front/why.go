@@ -232,12 +232,24 @@ func writeWhy(out interface{ Write([]byte) (int, error) }, rep *whyReport) error
 	return err
 }
 
+// readerOff says why the reader does not run for model's queries from
+// the project ("" when it does): a model with no judge has no unsure
+// prompts to read, and the config may turn it off.
+func (w *world) readerOff(model string) string {
+	if !judge.Has(model) {
+		return fmt.Sprintf("not used: %s has no judge, and the reader reads only what a judge is unsure of", model)
+	}
+	if r, err := w.res.Rank(model, w.cwd); err != nil || !r.Reader {
+		return "off (the judge decides alone; reader = true in the config turns it on)"
+	}
+	return ""
+}
+
 // readerNote says what the reader did with the prompt whose ranked
 // candidates (as ski-rank wrote them) are cands.
 func (w *world) readerNote(model string, cands []byte) string {
-	r, err := w.res.Rank(model, w.cwd)
-	if err != nil || !r.Reader {
-		return "off"
+	if off := w.readerOff(model); off != "" {
+		return off
 	}
 	var read, first []record.Candidate
 	rd := ndjson.NewReader(bytes.NewReader(cands), "ski-rank", 1<<24)
