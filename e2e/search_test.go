@@ -33,10 +33,12 @@ func devPositives(t testing.TB) []string {
 }
 
 // ski search (skill_search's ranking) orders the shared corpus's skills as
-// ski why does, on every prompt of dev.tsv that expects a skill, with the
-// real model through the embed server.
+// ski why does with the reader off (search never asks it), on every prompt
+// of dev.tsv that expects a skill, with the real model through the embed
+// server.
 func TestSearchOrdersAsWhy(t *testing.T) {
 	w := corpusWorld(t)
+	w.readerConfig(false)
 	w.sessionStart("claude")
 	if w.serverPID(60_000_000_000) == 0 {
 		t.Fatal("no embed server came up")

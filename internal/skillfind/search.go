@@ -1,7 +1,8 @@
 // Package skillfind answers the model's two questions about skills, for
 // ski-mcp's skill_search and skill_load and for ski search: which skills
 // fit a task, ranked by ski's own index, model and judge (the stages the
-// prompt hook runs, in process), and what one skill says. It never loads
+// prompt hook runs, in process; not the reader, whose share of the embed
+// server's time is the prompts'), and what one skill says. It never loads
 // a model: queries are embedded by the embed server, and while none runs
 // (it starts one) they are ranked with the project's lexical index.
 package skillfind
