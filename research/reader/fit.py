@@ -116,7 +116,7 @@ def main():
     ap.add_argument("--inject", type=float, default=0.70)
     ap.add_argument("--suggest", type=float, default=0.38)
     ap.add_argument("--max-share", type=float, default=0.4, help="the most of the rows the band may read (and params.json's max_share)")
-    ap.add_argument("--model", default="ski-reader-v3")
+    ap.add_argument("--model", default="ski-reader-v4")
     a = ap.parse_args()
     rows = load(a.dump, a.scores)
     w, b = fit_weights(rows)
