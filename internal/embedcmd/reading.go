@@ -1,11 +1,13 @@
 package embedcmd
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skill-inject/ski/internal/embed"
@@ -16,22 +18,32 @@ import (
 	"github.com/skill-inject/ski/internal/record"
 )
 
-// reading is the reader in the embed server: its model, loaded on the first
-// request, the skill texts of the indexes it was asked about, each read
-// again when its file changes, and its share of the prompts of hooks with
-// the reader on (see prompted).
+// reading is the reader in the embed server: its model, loaded after the
+// first request, the skill texts of the indexes it was asked about, each
+// read again when its file changes, and its share of the prompts of hooks
+// with the reader on (see prompted). No prompt waits for a load (see
+// ready).
 type reading struct {
 	env   embed.Env
 	share *reader.Share
 
-	once  sync.Once
-	model reader.Model
-	err   error
+	once   sync.Once
+	opened atomic.Bool // once has run: model or err is set
+	model  reader.Model
+	err    error
 
-	mu    sync.Mutex
-	texts map[string]heldTexts
-	stats embedsrv.Stats // guarded by mu
+	mu      sync.Mutex
+	texts   map[string]heldTexts
+	warming map[string]bool // indexes whose model and texts are being read in the background
+	stats   embedsrv.Stats  // guarded by mu
+
+	loading sync.Mutex // held while an index's texts are read (load)
 }
+
+// errWarming answers a reading asked for while the reader's model or the
+// index's texts are read in the background: that prompt keeps the judge's
+// word.
+var errWarming = errors.New("the reader is loading: the judge decides this prompt")
 
 // heldTexts are the skill texts of an index file as it was when read.
 type heldTexts struct {
@@ -42,10 +54,7 @@ type heldTexts struct {
 // read has the reader read text with the skills ids of the index at path
 // (embedsrv.ServerOptions.Read).
 func (r *reading) read(path, text string, ids []string) ([]float64, error) {
-	if err := r.open(); err != nil {
-		return nil, err
-	}
-	texts, err := r.textsOf(path)
+	texts, err := r.ready(path)
 	if err != nil {
 		return nil, err
 	}
@@ -111,15 +120,57 @@ func (f scorerFunc) ScoreCandidates(text string, cands []record.Candidate) ([]fl
 	return f(text, cands)
 }
 
+// ready returns the skill texts of the index at path once the model is
+// loaded and they are read. Until then it has both read in the background
+// and returns errWarming: loading the model takes longer than a prompt
+// waits for the reader, and an index's texts grow with its catalog.
+func (r *reading) ready(path string) (map[string]string, error) {
+	st, err := indexFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if r.opened.Load() {
+		if r.err != nil {
+			return nil, r.err
+		}
+		if texts, ok := r.held(path, st); ok {
+			return texts, nil
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.warming[path] {
+		if r.warming == nil {
+			r.warming = map[string]bool{}
+		}
+		r.warming[path] = true
+		go r.warm(path)
+	}
+	return nil, errWarming
+}
+
+// warm loads the model, if it is not loaded, and reads the texts of the
+// index at path.
+func (r *reading) warm(path string) {
+	if r.open() == nil {
+		r.load(path) // an error is the next reading's to meet
+	}
+	r.mu.Lock()
+	delete(r.warming, path)
+	r.mu.Unlock()
+}
+
 // open loads the model, once.
 func (r *reading) open() error {
-	r.once.Do(func() { r.model, r.err = reader.Open(r.env) })
+	r.once.Do(func() {
+		r.model, r.err = reader.Open(r.env)
+		r.opened.Store(true)
+	})
 	return r.err
 }
 
-// textsOf returns the skill texts of the index at path, read again when
-// the file at path is another or its size or time changed.
-func (r *reading) textsOf(path string) (map[string]string, error) {
+// indexFile stats the index at path, which must be a regular file.
+func indexFile(path string) (os.FileInfo, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
@@ -127,10 +178,33 @@ func (r *reading) textsOf(path string) (map[string]string, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("index %s: not a regular file (%v)", path, st.Mode().Type())
 	}
+	return st, nil
+}
+
+// held returns the texts held for the index at path if they were read
+// from the file st describes as it is now.
+func (r *reading) held(path string, st os.FileInfo) (map[string]string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if h, ok := r.texts[path]; ok && os.SameFile(h.file, st) && h.file.Size() == st.Size() && h.file.ModTime().Equal(st.ModTime()) {
-		return h.texts, nil
+	h, ok := r.texts[path]
+	if !ok || !os.SameFile(h.file, st) || h.file.Size() != st.Size() || !h.file.ModTime().Equal(st.ModTime()) {
+		return nil, false
+	}
+	return h.texts, true
+}
+
+// load reads the skill texts of the index at path, unless those held are
+// current. One index is read at a time, without holding mu (readings go
+// on meanwhile).
+func (r *reading) load(path string) error {
+	r.loading.Lock()
+	defer r.loading.Unlock()
+	st, err := indexFile(path)
+	if err != nil {
+		return err
+	}
+	if _, ok := r.held(path, st); ok {
+		return nil
 	}
 	// Reading an index's records is the server's largest passing
 	// allocation (tens of MB at 10,000 skills): it starts from a collected
@@ -140,17 +214,21 @@ func (r *reading) textsOf(path string) (map[string]string, error) {
 	texts, err := index.ReaderTexts(path)
 	debug.FreeOSMemory()
 	if err != nil {
-		return nil, err
+		return err
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.texts == nil || len(r.texts) >= 4 {
 		r.texts = map[string]heldTexts{} // a server answers a few projects
 	}
 	r.texts[path] = heldTexts{file: st, texts: texts}
-	return texts, nil
+	return nil
 }
 
-// close releases the model, if it was loaded.
+// close releases the model, if it was loaded (waiting for a load under
+// way; none starts after).
 func (r *reading) close() {
+	r.once.Do(func() {})
 	if r.model != nil {
 		r.model.Close()
 	}

@@ -1,0 +1,52 @@
+package embedcmd
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/environ"
+	"github.com/skill-inject/ski/internal/reader"
+)
+
+// The server's reader never has a prompt wait for a load: the first
+// reading of an index starts the model's load in the background and is
+// answered at once (the judge decides); once the load ends, a model that
+// failed to load is the answer at once, every time; an index that is no
+// regular file is refused without a load.
+func TestReadingNeverWaitsForALoad(t *testing.T) {
+	dir := t.TempDir()
+	index := filepath.Join(dir, "claude-x.skv")
+	if err := os.WriteFile(index, []byte("not read before the model loads"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &reading{env: embed.Env{Environ: environ.Env{ModelDir: filepath.Join(dir, "no-models")}}, share: reader.NewShare(1)}
+	defer r.close()
+	if _, err := r.read(index, "a prompt", []string{"a"}); !errors.Is(err, errWarming) {
+		t.Fatalf("first reading: %v, want errWarming", err)
+	}
+	var err error
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err = r.read(index, "a prompt", []string{"a"}); !errors.Is(err, errWarming) {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the background load never ended")
+		}
+	}
+	if err == nil {
+		t.Fatal("a reader with no model file read a prompt")
+	}
+	if _, again := r.read(index, "a prompt", []string{"a"}); again == nil || again.Error() != err.Error() {
+		t.Errorf("after a failed load: %v, then %v", err, again)
+	}
+	if _, err := r.read(dir, "a prompt", []string{"a"}); err == nil || errors.Is(err, errWarming) {
+		t.Errorf("a folder as the index: %v", err)
+	}
+	if s := r.counts(); s.Reads != 0 || s.Declined != 0 {
+		t.Errorf("counts %+v: nothing was read or declined", s)
+	}
+}
