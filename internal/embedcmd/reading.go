@@ -45,9 +45,11 @@ type reading struct {
 // word.
 var errWarming = errors.New("the reader is loading: the judge decides this prompt")
 
-// heldTexts are the skill texts of an index file as it was when read.
+// heldTexts are the skill texts of an index file as it was when read, or
+// why they could not be read from it.
 type heldTexts struct {
 	file  os.FileInfo
+	err   error
 	texts map[string]string
 }
 
@@ -133,8 +135,8 @@ func (r *reading) ready(path string) (map[string]string, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		if texts, ok := r.held(path, st); ok {
-			return texts, nil
+		if texts, ok, err := r.held(path, st); ok {
+			return texts, err
 		}
 	}
 	r.mu.Lock()
@@ -153,7 +155,7 @@ func (r *reading) ready(path string) (map[string]string, error) {
 // index at path.
 func (r *reading) warm(path string) {
 	if r.open() == nil {
-		r.load(path) // an error is the next reading's to meet
+		r.load(path)
 	}
 	r.mu.Lock()
 	delete(r.warming, path)
@@ -181,30 +183,32 @@ func indexFile(path string) (os.FileInfo, error) {
 	return st, nil
 }
 
-// held returns the texts held for the index at path if they were read
-// from the file st describes as it is now.
-func (r *reading) held(path string, st os.FileInfo) (map[string]string, bool) {
+// held returns the texts held for the index at path, or why they could
+// not be read, if that was from the file st describes as it is now.
+func (r *reading) held(path string, st os.FileInfo) (texts map[string]string, ok bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	h, ok := r.texts[path]
 	if !ok || !os.SameFile(h.file, st) || h.file.Size() != st.Size() || !h.file.ModTime().Equal(st.ModTime()) {
-		return nil, false
+		return nil, false, nil
 	}
-	return h.texts, true
+	return h.texts, true, h.err
 }
 
-// load reads the skill texts of the index at path, unless those held are
-// current. One index is read at a time, without holding mu (readings go
-// on meanwhile).
-func (r *reading) load(path string) error {
+// load reads the skill texts of the index at path, unless what is held for
+// it is current, and holds them or why they could not be read (readings
+// meet that error until the file changes, rather than each reading the
+// index again). One index is read at a time, without holding mu (readings
+// go on meanwhile).
+func (r *reading) load(path string) {
 	r.loading.Lock()
 	defer r.loading.Unlock()
 	st, err := indexFile(path)
 	if err != nil {
-		return err
+		return // ready meets it
 	}
-	if _, ok := r.held(path, st); ok {
-		return nil
+	if _, ok, _ := r.held(path, st); ok {
+		return
 	}
 	// Reading an index's records is the server's largest passing
 	// allocation (tens of MB at 10,000 skills): it starts from a collected
@@ -213,16 +217,12 @@ func (r *reading) load(path string) error {
 	runtime.GC()
 	texts, err := index.ReaderTexts(path)
 	debug.FreeOSMemory()
-	if err != nil {
-		return err
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.texts == nil || len(r.texts) >= 4 {
 		r.texts = map[string]heldTexts{} // a server answers a few projects
 	}
-	r.texts[path] = heldTexts{file: st, texts: texts}
-	return nil
+	r.texts[path] = heldTexts{file: st, texts: texts, err: err}
 }
 
 // close releases the model, if it was loaded (waiting for a load under

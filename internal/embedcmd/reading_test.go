@@ -50,3 +50,35 @@ func TestReadingNeverWaitsForALoad(t *testing.T) {
 		t.Errorf("counts %+v: nothing was read or declined", s)
 	}
 }
+
+// An index whose texts cannot be read is read once in the background;
+// after that, readings meet its error at once, until the file changes.
+func TestReadingHoldsAnIndexsError(t *testing.T) {
+	index := filepath.Join(t.TempDir(), "claude-x.skv")
+	if err := os.WriteFile(index, []byte("not an index"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &reading{share: reader.NewShare(1)}
+	r.once.Do(func() { r.opened.Store(true) }) // as if the model had loaded
+	if _, err := r.read(index, "a prompt", []string{"a"}); !errors.Is(err, errWarming) {
+		t.Fatalf("first reading: %v, want errWarming", err)
+	}
+	var err error
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err = r.read(index, "a prompt", []string{"a"}); !errors.Is(err, errWarming) {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the background read never ended")
+		}
+	}
+	if err == nil {
+		t.Fatal("a corrupt index gave texts")
+	}
+	r.mu.Lock()
+	warming := len(r.warming)
+	r.mu.Unlock()
+	if _, again := r.read(index, "a prompt", []string{"a"}); again == nil || again.Error() != err.Error() || warming != 0 {
+		t.Errorf("after a failed read: %v, then %v (%d reads under way)", err, again, warming)
+	}
+}
