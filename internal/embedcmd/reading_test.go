@@ -25,18 +25,7 @@ func TestReadingNeverWaitsForALoad(t *testing.T) {
 	}
 	r := &reading{env: embed.Env{Environ: environ.Env{ModelDir: filepath.Join(dir, "no-models")}}, share: reader.NewShare(1)}
 	defer r.close()
-	if _, err := r.read(index, "a prompt", []string{"a"}); !errors.Is(err, errWarming) {
-		t.Fatalf("first reading: %v, want errWarming", err)
-	}
-	var err error
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err = r.read(index, "a prompt", []string{"a"}); !errors.Is(err, errWarming) {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatal("the background load never ended")
-		}
-	}
+	err := afterWarming(t, r, index)
 	if err == nil {
 		t.Fatal("a reader with no model file read a prompt")
 	}
@@ -60,18 +49,7 @@ func TestReadingHoldsAnIndexsError(t *testing.T) {
 	}
 	r := &reading{share: reader.NewShare(1)}
 	r.once.Do(func() { r.opened.Store(true) }) // as if the model had loaded
-	if _, err := r.read(index, "a prompt", []string{"a"}); !errors.Is(err, errWarming) {
-		t.Fatalf("first reading: %v, want errWarming", err)
-	}
-	var err error
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err = r.read(index, "a prompt", []string{"a"}); !errors.Is(err, errWarming) {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatal("the background read never ended")
-		}
-	}
+	err := afterWarming(t, r, index)
 	if err == nil {
 		t.Fatal("a corrupt index gave texts")
 	}
@@ -80,5 +58,23 @@ func TestReadingHoldsAnIndexsError(t *testing.T) {
 	r.mu.Unlock()
 	if _, again := r.read(index, "a prompt", []string{"a"}); again == nil || again.Error() != err.Error() || warming != 0 {
 		t.Errorf("after a failed read: %v, then %v (%d reads under way)", err, again, warming)
+	}
+}
+
+// afterWarming asks r for a reading of index, which must start a load in
+// the background, and again until the load has ended: the first answer
+// that is not errWarming.
+func afterWarming(t *testing.T, r *reading, index string) error {
+	t.Helper()
+	if _, err := r.read(index, "a prompt", []string{"a"}); !errors.Is(err, errWarming) {
+		t.Fatalf("first reading: %v, want errWarming", err)
+	}
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := r.read(index, "a prompt", []string{"a"}); !errors.Is(err, errWarming) {
+			return err
+		}
+		if time.Now().After(end) {
+			t.Fatal("the background load never ended")
+		}
 	}
 }
