@@ -19,6 +19,7 @@ import (
 	"sort"
 
 	"github.com/skill-inject/ski/internal/embed"
+	"github.com/skill-inject/ski/internal/judge"
 	"github.com/skill-inject/ski/internal/record"
 )
 
@@ -40,6 +41,10 @@ type Params struct {
 	Judge  float64 `json:"judge"`
 	Reader float64 `json:"reader"`
 	Bias   float64 `json:"bias"`
+	// Unjudged, when set, stands for Judge·logit(judge) in a candidate
+	// below the judge's few (judge.Judged), which the judge never rated:
+	// without it such a candidate counts as rated 0, and no reading lifts it.
+	Unjudged *float64 `json:"unjudged,omitempty"`
 	// MaxShare is the most of the prompts it reads over time (Share).
 	MaxShare float64 `json:"max_share"`
 	// FittedOn says on what.
@@ -123,11 +128,7 @@ func (p Params) Apply(cands []record.Candidate, beliefs []float64) {
 	for i := range read {
 		b := round(beliefs[i])
 		read[i].Reader = &b
-		judged := 0.0
-		if read[i].Confidence != nil {
-			judged = *read[i].Confidence
-		}
-		c := round(logistic(p.Judge*logit(judged) + p.Reader*logit(b) + p.Bias))
+		c := round(logistic(p.judgeTerm(i, read[i].Confidence) + p.Reader*logit(b) + p.Bias))
 		read[i].Confidence = &c
 		read[i].Why = append(read[i].Why, fmt.Sprintf("reader %.3f", b))
 	}
@@ -135,6 +136,21 @@ func (p Params) Apply(cands []record.Candidate, beliefs []float64) {
 	for i := range read {
 		read[i].Rank = i + 1
 	}
+}
+
+// judgeTerm is the judge's part of the combined log-odds of the candidate
+// at index i (0-based) whose judge confidence is conf: Judge·logit(conf),
+// or Unjudged below the judged few when it is set. The reader reads only
+// prompts that name no skill, so the judged few are the first ones.
+func (p Params) judgeTerm(i int, conf *float64) float64 {
+	if i >= judge.Judged && p.Unjudged != nil {
+		return *p.Unjudged
+	}
+	judged := 0.0
+	if conf != nil {
+		judged = *conf
+	}
+	return p.Judge * logit(judged)
 }
 
 // Step runs the reader on cands (the ranked candidates of one prompt,

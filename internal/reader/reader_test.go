@@ -102,3 +102,25 @@ func TestStep(t *testing.T) {
 		t.Errorf("a failed reading changed the candidates: %v, %v, %+v", ran, err, failing[0])
 	}
 }
+
+// A candidate below the judge's few carries the judge's 0: with Unjudged
+// set, its reading can lift it above the judged ones; without, it cannot.
+func TestApplyUnjudged(t *testing.T) {
+	beliefs := []float64{0.2, 0.2, 0.2, 0.2, 0.2, 0.95}
+	below := func() []record.Candidate { return cands(0.5, 0.3, 0.2, 0.1, 0.05, 0) }
+	p := Params{Read: 6, Judge: 1, Reader: 1}
+	cs := below()
+	p.Apply(cs, beliefs)
+	if cs[5].ID != "f" {
+		t.Fatalf("without Unjudged the sixth rose to rank %d", cs[5].Rank)
+	}
+	p.Unjudged = conf(0)
+	cs = below()
+	p.Apply(cs, beliefs)
+	if cs[0].ID != "f" || *cs[0].Confidence != round(logistic(logit(0.95))) {
+		t.Fatalf("with Unjudged 0 the sixth is not first: %s at %v", cs[0].ID, *cs[0].Confidence)
+	}
+	if *cs[1].Confidence != round(logistic(logit(0.5)+logit(0.2))) {
+		t.Errorf("a judged candidate's confidence changed with Unjudged: %v", *cs[1].Confidence)
+	}
+}

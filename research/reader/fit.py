@@ -21,6 +21,7 @@ from collections import namedtuple
 import numpy as np
 
 READ = 10  # candidates the reader reads per prompt (internal/reader params.json "read")
+JUDGED = 5  # candidates the judge rates per prompt (internal/judge.Judged); below them its confidence is 0
 
 
 def logit(p):
@@ -48,16 +49,32 @@ def load(dump, scores):
     return rows
 
 
-def fit_weights(rows, iters=3000, lr=0.05, l2=1e-3):
+def judge_term(p, conf, i):
+    """The judge's part of candidate i's combined log-odds: its weight times
+    the log-odds of its confidence, or for a candidate below the judged few
+    (which the judge never rated) the fitted constant unjudged when p has it."""
+    if i < JUDGED:
+        return p["judge"] * logit(conf)
+    return p.get("unjudged", p["judge"] * logit(0))  # without it: as if rated 0
+
+
+def fit_weights(rows, unjudged=False, iters=3000, lr=0.05, l2=1e-3):
+    """The logistic regression's weights and bias over the read candidates:
+    on the judge's log-odds and the reader's; with unjudged, the judge's are
+    0 below the judged few and a third weight is on whether the judge left
+    the candidate unrated (the fitted constant unjudged)."""
     x, y = [], []
     for r in rows:
         if r["mention"] or not r["ids"]:
             continue
         for i, cid in enumerate(r["ids"]):
-            x.append([logit(r["conf"][i]), r["reader"][i]])
+            if unjudged:
+                x.append([logit(r["conf"][i]) if i < JUDGED else 0.0, r["reader"][i], 0.0 if i < JUDGED else 1.0])
+            else:
+                x.append([logit(r["conf"][i]), r["reader"][i]])
             y.append(1.0 if cid in r["want"] else 0.0)
     x, y = np.array(x), np.array(y)
-    w, b = np.zeros(2), 0.0
+    w, b = np.zeros(x.shape[1]), 0.0
     for _ in range(iters):
         p = 1 / (1 + np.exp(-(x @ w + b)))
         g = p - y
@@ -80,7 +97,7 @@ def outcome(r, p, use, inject, suggest):
     conf = list(r["conf"])
     order = list(range(len(r["ids"])))
     if reads(r, p, use):
-        comb = [sig(p["judge"] * logit(conf[i]) + p["reader"] * r["reader"][i] + p["bias"]) for i in order]
+        comb = [sig(judge_term(p, conf[i], i) + p["reader"] * r["reader"][i] + p["bias"]) for i in order]
         order = sorted(order, key=lambda i: -comb[i])
         conf = [comb[i] for i in order]
     else:
@@ -117,15 +134,20 @@ def main():
     ap.add_argument("--suggest", type=float, default=0.38)
     ap.add_argument("--max-share", type=float, default=0.4, help="the most of the rows the band may read (and params.json's max_share)")
     ap.add_argument("--model", default="ski-reader-v4")
+    ap.add_argument("--unjudged", action="store_true", help="fit a constant for the candidates below the judge's few in place of the judge's term at confidence 0")
     a = ap.parse_args()
     rows = load(a.dump, a.scores)
-    w, b = fit_weights(rows)
+    w, b = fit_weights(rows, a.unjudged)
     p = {"model": a.model, "on": False, "read": READ, "judge": round(float(w[0]), 4), "reader": round(float(w[1]), 4), "bias": round(float(b), 4)}
+    weighed = ("judge", "reader")
+    if a.unjudged:
+        p["unjudged"] = round(float(w[2]), 4)
+        weighed += ("unjudged",)
     base = evaluate(rows, p | {"low": 2, "high": 2}, False, a.inject, a.suggest)
     best = None
     for scale in [0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5]:
         for shift in [x * 0.25 for x in range(24)]:
-            on_scale = {"judge": p["judge"] * scale, "reader": p["reader"] * scale, "bias": p["bias"] * scale + shift}
+            on_scale = {k: p[k] * scale for k in weighed} | {"bias": p["bias"] * scale + shift}
             for lo in [0.0, 0.05, 0.1, 0.2, 0.3]:
                 for hi in [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]:
                     q = p | on_scale | {"low": lo, "high": hi}
@@ -134,7 +156,7 @@ def main():
                              and m.noise <= base.noise + 1e-9 and m.share <= a.max_share)
                     if holds and (best is None or m.right > best[0].right + 1e-9 or (abs(m.right - best[0].right) < 1e-9 and m.share < best[0].share)):
                         best = (m, q)
-    p = best[1] | {k: round(float(best[1][k]), 4) for k in ("judge", "reader", "bias")}
+    p = best[1] | {k: round(float(best[1][k]), 4) for k in weighed + ("bias",)}
     p["max_share"] = a.max_share  # the server holds the reader to it online (reader.Share)
     after = evaluate(rows, p, True, a.inject, a.suggest)
     p["fitted_on"] = (f"{a.dump}: right first injected {base.right:.3f} -> {after.right:.3f}, negatives injected {base.fp:.3f} -> {after.fp:.3f}, "

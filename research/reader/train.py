@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit import READ, logit  # noqa: E402
+from fit import JUDGED, READ, logit  # noqa: E402
 from minilm import batch, load_bert, tokenizer  # noqa: E402
 
 
@@ -52,11 +52,11 @@ def load_pairs(path, fraction=1.0, seed=1):
         read = [c for c in r["cands"] if not c.get("mention")][:READ]
         k = len(rows_kept)
         rows_kept.append(r)
-        for c in read:
-            pairs.append((r["text"], c["text"], 1.0 if c["id"] in want else 0.0, k, judged(c)))
+        for i, c in enumerate(read):
+            pairs.append((r["text"], c["text"], 1.0 if c["id"] in want else 0.0, k, judged(c), i >= JUDGED))
         for c in r["cands"][READ:]:
             if c["id"] in want:
-                pairs.append((r["text"], c["text"], 1.0, k, judged(c)))
+                pairs.append((r["text"], c["text"], 1.0, k, judged(c), True))
     return rows, pairs
 
 
@@ -87,13 +87,17 @@ def train(args, tok, pairs):
     # the reader's logit, judge a weight learned beside the reader: the
     # reader learns what the judge gets wrong, as ski combines them.
     judge_w = torch.nn.Parameter(torch.tensor(1.0)) if args.residual else None
+    # With --unjudged, a candidate below the judge's few (never rated: its
+    # confidence reads 0) gets a learned constant in place of the judge's
+    # term, starting where judge·logit(0) starts.
+    unjudged = torch.nn.Parameter(torch.tensor(logit(0.0))) if args.residual and args.unjudged else None
     byrow = {}
     for p in pairs:
         byrow.setdefault(p[3], []).append(p)
     rows = list(byrow.values())
     params = [{"params": model.parameters()}]
     if judge_w is not None:
-        params.append({"params": [judge_w], "weight_decay": 0.0, "lr": args.lr * 100})
+        params.append({"params": [judge_w] + ([unjudged] if unjudged is not None else []), "weight_decay": 0.0, "lr": args.lr * 100})
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
     steps = args.epochs * math.ceil(len(rows) / args.batch)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / (0.1 * steps)) * max(0.0, (steps - s) / steps))
@@ -111,7 +115,10 @@ def train(args, tok, pairs):
             flat = [p for r in chunk for p in r]
             ids, mask, types = batch(tok, [(p[0], p[1]) for p in flat])
             logits = model(torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types))
-            if judge_w is not None:
+            if unjudged is not None:
+                below = torch.tensor([p[5] for p in flat], dtype=torch.bool)
+                logits = logits + torch.where(below, unjudged, judge_w * torch.tensor([p[4] for p in flat], dtype=torch.float32))
+            elif judge_w is not None:
                 logits = logits + judge_w * torch.tensor([p[4] for p in flat], dtype=torch.float32)
             y = torch.tensor([p[2] for p in flat], dtype=torch.float32)
             loss = args.pointwise * bce(logits, y)
@@ -134,6 +141,7 @@ def train(args, tok, pairs):
                 print(f"  step {step}/{steps}: loss {total / (i // args.batch + 1):.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
         print(f"epoch {epoch + 1}: loss {total / math.ceil(len(rows) / args.batch):.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
     model.judge_weight = float(judge_w) if judge_w is not None else None
+    model.unjudged = float(unjudged) if unjudged is not None else None
     return model
 
 
@@ -250,6 +258,7 @@ def main():
     ap.add_argument("--pos-weight", type=float, default=0.5, help="in the pointwise loss, the positives' weight as a share of the negatives'")
     ap.add_argument("--pointwise", type=float, default=0.5, help="the pointwise loss's weight beside the listwise one")
     ap.add_argument("--residual", action="store_true", help="train the reader beside the judge's confidence (its logit, weighted by a learned value), not alone")
+    ap.add_argument("--unjudged", action="store_true", help="with --residual: candidates below the judge's few get a learned constant, not the judge's term at confidence 0")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", required=True)
@@ -263,7 +272,7 @@ def main():
     print(f"{len(rows)} rows, {len(pairs)} pairs, {int(sum(p[2] for p in pairs))} positive", file=sys.stderr)
     t0 = time.time()
     model = train(args, tok, pairs)
-    report = {"args": vars(args), "rows": len(rows), "pairs": len(pairs), "train_seconds": round(time.time() - t0), "judge_weight": model.judge_weight}
+    report = {"args": vars(args), "rows": len(rows), "pairs": len(pairs), "train_seconds": round(time.time() - t0), "judge_weight": model.judge_weight, "unjudged": model.unjudged}
     publish(model, tok, args.out, rows, args.score, args.threads, report)
 
 
