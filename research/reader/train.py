@@ -115,11 +115,11 @@ def train(args, tok, pairs):
             flat = [p for r in chunk for p in r]
             ids, mask, types = batch(tok, [(p[0], p[1]) for p in flat])
             logits = model(torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types))
-            if unjudged is not None:
-                below = torch.tensor([p[5] for p in flat], dtype=torch.bool)
-                logits = logits + torch.where(below, unjudged, judge_w * torch.tensor([p[4] for p in flat], dtype=torch.float32))
-            elif judge_w is not None:
-                logits = logits + judge_w * torch.tensor([p[4] for p in flat], dtype=torch.float32)
+            if judge_w is not None:
+                term = judge_w * torch.tensor([p[4] for p in flat], dtype=torch.float32)
+                if unjudged is not None:
+                    term = torch.where(torch.tensor([p[5] for p in flat], dtype=torch.bool), unjudged, term)
+                logits = logits + term
             y = torch.tensor([p[2] for p in flat], dtype=torch.float32)
             loss = args.pointwise * bce(logits, y)
             k, lists = 0, []
