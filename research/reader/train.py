@@ -2,8 +2,9 @@
 """train.py: fine-tune ski's reader, a cross-encoder that reads a prompt and
 a skill's text together and says how likely the prompt needs the skill,
 from the all-MiniLM-L6-v2 weights scripts/setup.sh installs (its first
---layers layers, a linear head on [CLS]), on the candidates ski's own
-ranking gives the training catalog's prompts (`ski-eval --reader-pairs`).
+--layers layers, a linear head on the mean of the token vectors) or, with
+--init, from a reader it made before, on the candidates ski's own ranking
+gives the training catalog's prompts (`ski-eval --reader-pairs`).
 
 Pairs: every row's ten best candidates (mentions aside; a right one is
 labelled 1, the others 0) and its expected skills found below the ten.
@@ -28,7 +29,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fit import JUDGED, READ, logit  # noqa: E402
-from minilm import batch, load_bert, tokenizer  # noqa: E402
+from minilm import batch, load_bert, load_weights, onnx_state, tokenizer  # noqa: E402
 
 
 def judged(c):
@@ -83,10 +84,13 @@ def train(args, tok, pairs):
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     model = Reader(args.layers)
+    if args.init:
+        # A reader train.py made already, trained further (its own head).
+        load_weights(model, onnx_state(args.init, ("bert.", "head.")))
     # With --residual the loss reads judge·logit(judge's confidence) +
     # the reader's logit, judge a weight learned beside the reader: the
     # reader learns what the judge gets wrong, as ski combines them.
-    judge_w = torch.nn.Parameter(torch.tensor(1.0)) if args.residual else None
+    judge_w = torch.nn.Parameter(torch.tensor(args.judge_init)) if args.residual else None
     # With --unjudged, a candidate below the judge's few (never rated: its
     # confidence reads 0) gets a learned constant in place of the judge's
     # term, starting where judge·logit(0) starts.
@@ -259,6 +263,8 @@ def main():
     ap.add_argument("--pointwise", type=float, default=0.5, help="the pointwise loss's weight beside the listwise one")
     ap.add_argument("--residual", action="store_true", help="train the reader beside the judge's confidence (its logit, weighted by a learned value), not alone")
     ap.add_argument("--unjudged", action="store_true", help="with --residual: candidates below the judge's few get a learned constant, not the judge's term at confidence 0")
+    ap.add_argument("--init", help="start from this fp32 reader graph (train.py's reader.onnx), not the base weights")
+    ap.add_argument("--judge-init", type=float, default=1.0, help="with --residual: the judge weight's starting value (a reader given to --init learned one: its report.json)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", required=True)
