@@ -87,6 +87,12 @@ def train(args, tok, pairs):
     if args.init:
         # A reader train.py made already, trained further (its own head).
         load_weights(model, onnx_state(args.init, ("bert.", "head.")))
+    if args.freeze:
+        # The embeddings and the first --freeze layers keep the weights they
+        # start with: readers trained so share them, and only the layers
+        # above differ.
+        for m in [model.bert.embeddings] + list(model.bert.encoder.layer[:args.freeze]):
+            m.requires_grad_(False)
     # With --residual the loss reads judge·logit(judge's confidence) +
     # the reader's logit, judge a weight learned beside the reader: the
     # reader learns what the judge gets wrong, as ski combines them.
@@ -99,7 +105,7 @@ def train(args, tok, pairs):
     for p in pairs:
         byrow.setdefault(p[3], []).append(p)
     rows = list(byrow.values())
-    params = [{"params": model.parameters()}]
+    params = [{"params": [w for w in model.parameters() if w.requires_grad]}]
     if judge_w is not None:
         params.append({"params": [judge_w] + ([unjudged] if unjudged is not None else []), "weight_decay": 0.0, "lr": args.lr * 100})
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
@@ -264,6 +270,7 @@ def main():
     ap.add_argument("--residual", action="store_true", help="train the reader beside the judge's confidence (its logit, weighted by a learned value), not alone")
     ap.add_argument("--unjudged", action="store_true", help="with --residual: candidates below the judge's few get a learned constant, not the judge's term at confidence 0")
     ap.add_argument("--init", help="start from this fp32 reader graph (train.py's reader.onnx), not the base weights")
+    ap.add_argument("--freeze", type=int, default=0, help="keep the embeddings and the first this many layers as they start (0: train them all)")
     ap.add_argument("--judge-init", type=float, default=1.0, help="with --residual: the judge weight's starting value (a reader given to --init learned one: its report.json)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
