@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""pair.py LONG SHORT OUT: one reader graph holding two readers that share
+their embeddings: the embedding layer once, then an If on a boolean input
+`short` that runs SHORT's layers and head (true) or LONG's (false). LONG
+and SHORT are graphs train.py made (both fp32 or both int8, quantised
+apart: ONNX Runtime's quantiser leaves an If's branches in fp32) whose
+embedding tensors are equal, as when one reader's layers were put on the
+other's embeddings. Fails when a route's logits differ from its source graph's by more than
+1e-5 on the fixture pairs of --fixtures (they are equal here).
+Development only: needs onnx, onnxruntime, numpy, tokenizers."""
+import argparse, json, os, sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from minilm import batch, tokenizer  # noqa: E402
+
+EMBEDDED = "/bert/embeddings/LayerNorm/LayerNormalization_output_0"  # the embedding layer's output
+
+
+def split(graph):
+    """graph's nodes that compute the embedding layer, and the others."""
+    made_by = {o: n for n in graph.node for o in n.output}
+    need, todo = set(), [EMBEDDED]
+    while todo:
+        n = made_by.get(todo.pop())
+        if n is not None and id(n) not in need:
+            need.add(id(n))
+            todo.extend(n.input)
+    if not need:
+        raise SystemExit(f"{graph.name}: no tensor {EMBEDDED}")
+    return [n for n in graph.node if id(n) in need], [n for n in graph.node if id(n) not in need]
+
+
+def branch(nodes, inits, shared, prefix):
+    """A graph of nodes (their tensors and weights renamed with prefix, the
+    shared ones and the outer graph's inputs kept) whose output is its
+    logits, renamed prefix+"out"."""
+    local = {o for n in nodes for o in n.output} | {k for n in nodes for k in n.input if k in inits and k not in shared}
+    name = lambda x: prefix + x if x in local else x
+    out = []
+    for n in nodes:
+        m = onnx.NodeProto()
+        m.CopyFrom(n)
+        m.name = prefix + n.name
+        m.input[:] = [name(x) for x in n.input]
+        m.output[:] = [name(x) for x in n.output]
+        out.append(m)
+    out.append(helper.make_node("Identity", [prefix + "logits"], [prefix + "out"]))
+    weights = []
+    for k in sorted(local & inits.keys()):
+        t = onnx.TensorProto()
+        t.CopyFrom(inits[k])
+        t.name = prefix + k
+        weights.append(t)
+    return helper.make_graph(out, prefix.strip("/"), [], [helper.make_tensor_value_info(prefix + "out", TensorProto.FLOAT, ["batch"])], weights)
+
+
+def build(long, short):
+    """The paired model of two loaded graphs."""
+    embed, rest_long = split(long.graph)
+    _, rest_short = split(short.graph)
+    inits_long = {i.name: i for i in long.graph.initializer}
+    inits_short = {i.name: i for i in short.graph.initializer}
+    shared = {x for n in embed for x in n.input if x in inits_long}
+    for k in sorted(shared):
+        if k not in inits_short or not np.array_equal(numpy_helper.to_array(inits_long[k]), numpy_helper.to_array(inits_short[k])):
+            raise SystemExit(f"the readers' embeddings differ: {k}")
+    route = helper.make_node("If", ["short"], ["logits"], name="route",
+                             then_branch=branch(rest_short, inits_short, shared, "short/"),
+                             else_branch=branch(rest_long, inits_long, shared, "long/"))
+    inputs = list(long.graph.input) + [helper.make_tensor_value_info("short", TensorProto.BOOL, [])]
+    graph = helper.make_graph(embed + [route], "reader_pair", inputs, list(long.graph.output), [inits_long[k] for k in sorted(shared)])
+    model = helper.make_model(graph, opset_imports=long.opset_import)
+    model.ir_version = long.ir_version
+    onnx.checker.check_model(model)
+    return model
+
+
+def check(out, long, short, fixtures):
+    """The largest difference between a route's logits and its source
+    graph's, over the fixtures' groups (each in one batch)."""
+    import onnxruntime as ort
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    run = lambda p: ort.InferenceSession(p, opts, providers=["CPUExecutionProvider"])
+    pair, sources = run(out), {False: run(long), True: run(short)}
+    tok, worst = tokenizer(), 0.0
+    for g in json.load(open(fixtures, encoding="utf-8"))["groups"]:
+        ids, mask, types = batch(tok, [(g["prompt"], s) for s in g["skills"]])
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        for flag, source in sources.items():
+            got = pair.run(None, feed | {"short": np.array(flag)})[0]
+            worst = max(worst, float(np.abs(got - source.run(None, feed)[0]).max()))
+    return worst
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("long", help="the reader for prompts of the length limit or more (else branch)")
+    ap.add_argument("short", help="the reader for shorter prompts (then branch)")
+    ap.add_argument("out")
+    ap.add_argument("--fixtures", required=True, help="a fixtures.json of train.py: the pairs the routes are checked on")
+    args = ap.parse_args()
+    onnx.save(build(onnx.load(args.long), onnx.load(args.short)), args.out)
+    worst = check(args.out, args.long, args.short, args.fixtures)
+    print(json.dumps({"out": args.out, "bytes": os.path.getsize(args.out), "max_diff": worst}))
+    if worst > 1e-5:
+        raise SystemExit(f"a route differs from its source graph by {worst:.2e}")
+
+
+if __name__ == "__main__":
+    main()
