@@ -5,8 +5,9 @@ their embeddings: the embedding layer once, then an If on a boolean input
 and SHORT are graphs train.py made (both fp32 or both int8, quantised
 apart: ONNX Runtime's quantiser leaves an If's branches in fp32) whose
 embedding tensors are equal, as when one reader's layers were put on the
-other's embeddings. Fails when a route's logits differ from its source graph's by more than
-1e-5 on the fixture pairs of --fixtures (they are equal here).
+other's embeddings. Fails when a route's logits differ from its source
+graph's by more than 1e-5 on the fixture pairs of --fixtures (they are
+equal here).
 Development only: needs onnx, onnxruntime, numpy, tokenizers."""
 import argparse, json, os, sys
 
