@@ -8,7 +8,7 @@ embedding tensors are equal, as when one reader's layers were put on the
 other's embeddings. Fails when a route's logits differ from its source
 graph's by more than 1e-5 on the fixture pairs of --fixtures (they are
 equal here).
-Development only: needs onnx, onnxruntime, numpy, tokenizers."""
+Development only: needs what train.py needs."""
 import argparse, json, os, sys
 
 import numpy as np
@@ -16,7 +16,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from minilm import batch, tokenizer  # noqa: E402
+from minilm import tokenizer  # noqa: E402
+from train import ort_logits, ort_session  # noqa: E402
 
 EMBEDDED = "/bert/embeddings/LayerNorm/LayerNormalization_output_0"  # the embedding layer's output
 
@@ -83,18 +84,13 @@ def build(long, short):
 def check(out, long, short, fixtures):
     """The largest difference between a route's logits and its source
     graph's, over the fixtures' groups (each in one batch)."""
-    import onnxruntime as ort
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    run = lambda p: ort.InferenceSession(p, opts, providers=["CPUExecutionProvider"])
-    pair, sources = run(out), {False: run(long), True: run(short)}
+    pair, sources = ort_session(out), {False: ort_session(long), True: ort_session(short)}
     tok, worst = tokenizer(), 0.0
     for g in json.load(open(fixtures, encoding="utf-8"))["groups"]:
-        ids, mask, types = batch(tok, [(g["prompt"], s) for s in g["skills"]])
-        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
         for flag, source in sources.items():
-            got = pair.run(None, feed | {"short": np.array(flag)})[0]
-            worst = max(worst, float(np.abs(got - source.run(None, feed)[0]).max()))
+            got = ort_logits(pair, tok, g["prompt"], g["skills"], {"short": np.array(flag)})
+            want = ort_logits(source, tok, g["prompt"], g["skills"])
+            worst = max(worst, max(abs(a - b) for a, b in zip(got, want)))
     return worst
 
 

@@ -14,13 +14,8 @@ import argparse, json, os, sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from minilm import load_weights, onnx_state, tokenizer  # noqa: E402
-from train import Reader, publish  # noqa: E402
-
-
-def reader_from(path):
-    """A fp32 reader graph's weights, by PyTorch name."""
-    return onnx_state(path, ("bert.", "head."))
+from minilm import load_weights, tokenizer  # noqa: E402
+from train import Reader, publish, reader_from  # noqa: E402
 
 
 def soup(a, b, weight, a_embeddings=False):

@@ -61,6 +61,11 @@ def load_pairs(path, fraction=1.0, seed=1):
     return rows, pairs
 
 
+def reader_from(path):
+    """A fp32 reader graph's weights, by PyTorch name."""
+    return onnx_state(path, ("bert.", "head."))
+
+
 class Reader(torch.nn.Module):
     def __init__(self, layers):
         super().__init__()
@@ -86,7 +91,7 @@ def train(args, tok, pairs):
     model = Reader(args.layers)
     if args.init:
         # A reader train.py made already, trained further (its own head).
-        load_weights(model, onnx_state(args.init, ("bert.", "head.")))
+        load_weights(model, reader_from(args.init))
     if args.freeze:
         # The embeddings and the first --freeze layers keep the weights they
         # start with: readers trained so share them, and only the layers
@@ -163,11 +168,13 @@ def ort_session(path, threads=1):
     return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
 
 
-def ort_logits(sess, tok, prompt, skills):
+def ort_logits(sess, tok, prompt, skills, extra=None):
     """The logits of one prompt with its skills, in one batch: as ski's Go
-    reader runs it (the quantised graph scales a run's inputs as a whole)."""
+    reader runs it (the quantised graph scales a run's inputs as a whole);
+    extra adds inputs a graph has beyond BERT's."""
     ids, mask, types = batch(tok, [(prompt, s) for s in skills])
-    return [float(x) for x in sess.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]]
+    feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types} | (extra or {})
+    return [float(x) for x in sess.run(None, feed)[0]]
 
 
 def export(model, tok, out, groups):
