@@ -127,6 +127,11 @@ def evaluate(rows, p, use, inject, suggest):
     return Measures(mean(pos, 0), mean(neg, 1), share, mean(pos, 2), mean(none, 3), mean(adj, 1))
 
 
+def limits_hold(m, base):
+    """Whether m injects no more negatives and adjacent requests than base."""
+    return m.fp <= base.fp + 1e-9 and m.adjacent <= base.adjacent + 1e-9
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("dump"); ap.add_argument("scores"); ap.add_argument("out")
@@ -134,6 +139,7 @@ def main():
     ap.add_argument("--suggest", type=float, default=0.38)
     ap.add_argument("--max-share", type=float, default=0.4, help="the most of the rows the band may read (and params.json's max_share)")
     ap.add_argument("--model", default="ski-reader-v4")
+    ap.add_argument("--hold-at", type=float, help="an inject edge below --inject at which the negatives and adjacent limits hold too (a fold's fitted edge can sit below the shipped one)")
     ap.add_argument("--unjudged", action="store_true", help="fit a constant for the candidates below the judge's few in place of the judge's term at confidence 0")
     a = ap.parse_args()
     rows = load(a.dump, a.scores)
@@ -144,6 +150,8 @@ def main():
         p["unjudged"] = round(float(w[2]), 4)
         weighed += ("unjudged",)
     base = evaluate(rows, p | {"low": 2, "high": 2}, False, a.inject, a.suggest)
+    edges = [a.inject] + ([a.hold_at] if a.hold_at is not None else [])
+    base_at = {e: evaluate(rows, p | {"low": 2, "high": 2}, False, e, a.suggest) for e in edges}
     best = None
     for scale in [0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5]:
         for shift in [x * 0.25 for x in range(24)]:
@@ -152,8 +160,8 @@ def main():
                 for hi in [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]:
                     q = p | on_scale | {"low": lo, "high": hi}
                     m = evaluate(rows, q, True, a.inject, a.suggest)
-                    holds = (m.fp <= base.fp + 1e-9 and m.adjacent <= base.adjacent + 1e-9 and m.reached >= base.reached - 1e-9
-                             and m.noise <= base.noise + 1e-9 and m.share <= a.max_share)
+                    holds = (m.reached >= base.reached - 1e-9 and m.noise <= base.noise + 1e-9 and m.share <= a.max_share
+                             and all(limits_hold(evaluate(rows, q, True, e, a.suggest) if e != a.inject else m, base_at[e]) for e in edges))
                     if holds and (best is None or m.right > best[0].right + 1e-9 or (abs(m.right - best[0].right) < 1e-9 and m.share < best[0].share)):
                         best = (m, q)
     p = best[1] | {k: round(float(best[1][k]), 4) for k in weighed + ("bias",)}

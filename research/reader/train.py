@@ -92,10 +92,10 @@ def train(args, tok, pairs):
     if args.init:
         # A reader train.py made already, trained further (its own head).
         load_weights(model, reader_from(args.init))
-    if args.freeze:
-        # The embeddings and the first --freeze layers keep the weights they
-        # start with: readers trained so share them, and only the layers
-        # above differ.
+    if args.freeze is not None:
+        # The embeddings and the first --freeze layers (0: the embeddings
+        # only) keep the weights they start with: readers trained so share
+        # them, and only the layers above differ.
         for m in [model.bert.embeddings] + list(model.bert.encoder.layer[:args.freeze]):
             m.requires_grad_(False)
     # With --residual the loss reads judge·logit(judge's confidence) +
@@ -277,7 +277,7 @@ def main():
     ap.add_argument("--residual", action="store_true", help="train the reader beside the judge's confidence (its logit, weighted by a learned value), not alone")
     ap.add_argument("--unjudged", action="store_true", help="with --residual: candidates below the judge's few get a learned constant, not the judge's term at confidence 0")
     ap.add_argument("--init", help="start from this fp32 reader graph (train.py's reader.onnx), not the base weights")
-    ap.add_argument("--freeze", type=int, default=0, help="keep the embeddings and the first this many layers as they start (0: train them all)")
+    ap.add_argument("--freeze", type=int, help="keep the embeddings and the first this many layers as they start (0: the embeddings only; unset: train them all)")
     ap.add_argument("--judge-init", type=float, default=1.0, help="with --residual: the judge weight's starting value (a reader given to --init learned one: its report.json)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
