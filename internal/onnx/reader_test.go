@@ -92,3 +92,12 @@ func TestReaderOddInput(t *testing.T) {
 		t.Errorf("no skills: %v, %v", out, err)
 	}
 }
+
+// A reader that cannot be opened is no Model at all: a nil *Reader in a
+// non-nil interface would pass callers' nil checks and panic on Close.
+func TestOpenMissingReaderIsNil(t *testing.T) {
+	m, err := reader.Open(embed.Env{Environ: environ.Env{ModelDir: t.TempDir()}})
+	if err == nil || m != nil {
+		t.Fatalf("no reader installed: model %#v, error %v", m, err)
+	}
+}

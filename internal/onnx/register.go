@@ -9,7 +9,13 @@ import (
 
 func init() {
 	embed.Register("onnx", Open, Check)
-	reader.Register(func(env embed.Env) (reader.Model, error) { return OpenReader(reader.Files(), env, readerThreads) })
+	reader.Register(func(env embed.Env) (reader.Model, error) {
+		r, err := OpenReader(reader.Files(), env, readerThreads)
+		if err != nil {
+			return nil, err // not a nil *Reader in a non-nil Model
+		}
+		return r, nil
+	})
 }
 
 // readerThreads is how many threads one reading uses: the prompt's stages
