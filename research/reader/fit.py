@@ -42,7 +42,7 @@ def load(dump, scores):
     for l in open(dump):
         r = json.loads(l)
         cands = r["cands"][:READ]
-        rows.append({"cat": r["category"], "want": {s for g in (r["expected"] or []) for s in g},
+        rows.append({"line": r["line"], "cat": r["category"], "want": {s for g in (r["expected"] or []) for s in g},
                      "ids": [c["id"] for c in cands], "mention": any(c.get("mention") for c in r["cands"]),
                      "conf": [c["confidence"] if c["confidence"] is not None else 0.0 for c in cands],
                      "reader": sc[r["line"]]})
@@ -110,26 +110,32 @@ def outcome(r, p, use, inject, suggest):
 # What evaluate measures over rows: the share of those needing a skill whose
 # first injected one is right (right), of negatives with an injection (fp),
 # of rows the reader reads (share), of those needing a skill reached, injected
-# or suggested (reached), of those needing none with a suggestion (noise), and
-# of adjacent requests with an injection (adjacent; 0 when the dump has none).
-Measures = namedtuple("Measures", "right fp share reached noise adjacent")
+# or suggested (reached), of those needing none with a suggestion (noise), of
+# adjacent requests with an injection (adjacent; 0 when the dump has none),
+# and of the adjacent requests held apart (apart: those from the line number
+# --apart on, 0 without).
+Measures = namedtuple("Measures", "right fp share reached noise adjacent apart")
 
 
-def evaluate(rows, p, use, inject, suggest):
-    """Measures over rows, with the reader's values p (used when use)."""
+def evaluate(rows, p, use, inject, suggest, apart=None):
+    """Measures over rows, with the reader's values p (used when use); the
+    adjacent requests from line apart on are measured apart."""
     outs = [outcome(r, p, use, inject, suggest) for r in rows]
     pos = [o for r, o in zip(rows, outs) if r["want"] and not r["mention"]]
     neg = [o for r, o in zip(rows, outs) if r["cat"] == "negative"]
-    adj = [o for r, o in zip(rows, outs) if r["cat"] == "adjacent"]
+    held = lambda r: apart is not None and r["line"] >= apart
+    adj = [o for r, o in zip(rows, outs) if r["cat"] == "adjacent" and not held(r)]
+    adj_apart = [o for r, o in zip(rows, outs) if r["cat"] == "adjacent" and held(r)]
     none = [o for r, o in zip(rows, outs) if not r["want"] and not r["mention"]]
     share = sum(1 for r in rows if reads(r, p, use)) / len(rows)
     mean = lambda xs, k: sum(x[k] for x in xs) / max(len(xs), 1)
-    return Measures(mean(pos, 0), mean(neg, 1), share, mean(pos, 2), mean(none, 3), mean(adj, 1))
+    return Measures(mean(pos, 0), mean(neg, 1), share, mean(pos, 2), mean(none, 3), mean(adj, 1), mean(adj_apart, 1))
 
 
 def limits_hold(m, base):
-    """Whether m injects no more negatives and adjacent requests than base."""
-    return m.fp <= base.fp + 1e-9 and m.adjacent <= base.adjacent + 1e-9
+    """Whether m injects no more negatives, adjacent requests and adjacent
+    requests held apart than base."""
+    return m.fp <= base.fp + 1e-9 and m.adjacent <= base.adjacent + 1e-9 and m.apart <= base.apart + 1e-9
 
 
 def main():
@@ -140,6 +146,7 @@ def main():
     ap.add_argument("--max-share", type=float, default=0.4, help="the most of the rows the band may read (and params.json's max_share)")
     ap.add_argument("--model", default="ski-reader-v4")
     ap.add_argument("--hold-at", type=float, help="an inject edge below --inject at which the negatives and adjacent limits hold too (a fold's fitted edge can sit below the shipped one)")
+    ap.add_argument("--apart", type=int, help="hold the adjacent requests from this line number on (a file joined to the dump with its lines raised) to a limit of their own")
     ap.add_argument("--unjudged", action="store_true", help="fit a constant for the candidates below the judge's few in place of the judge's term at confidence 0")
     a = ap.parse_args()
     rows = load(a.dump, a.scores)
@@ -149,9 +156,9 @@ def main():
     if a.unjudged:
         p["unjudged"] = round(float(w[2]), 4)
         weighed += ("unjudged",)
-    base = evaluate(rows, p | {"low": 2, "high": 2}, False, a.inject, a.suggest)
+    base = evaluate(rows, p | {"low": 2, "high": 2}, False, a.inject, a.suggest, a.apart)
     edges = [a.inject] + ([a.hold_at] if a.hold_at is not None else [])
-    base_at = {e: evaluate(rows, p | {"low": 2, "high": 2}, False, e, a.suggest) for e in edges}
+    base_at = {e: evaluate(rows, p | {"low": 2, "high": 2}, False, e, a.suggest, a.apart) for e in edges}
     best = None
     for scale in [0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5]:
         for shift in [x * 0.25 for x in range(24)]:
@@ -159,16 +166,17 @@ def main():
             for lo in [0.0, 0.05, 0.1, 0.2, 0.3]:
                 for hi in [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]:
                     q = p | on_scale | {"low": lo, "high": hi}
-                    m = evaluate(rows, q, True, a.inject, a.suggest)
+                    m = evaluate(rows, q, True, a.inject, a.suggest, a.apart)
                     holds = (m.reached >= base.reached - 1e-9 and m.noise <= base.noise + 1e-9 and m.share <= a.max_share
-                             and all(limits_hold(evaluate(rows, q, True, e, a.suggest) if e != a.inject else m, base_at[e]) for e in edges))
+                             and all(limits_hold(evaluate(rows, q, True, e, a.suggest, a.apart) if e != a.inject else m, base_at[e]) for e in edges))
                     if holds and (best is None or m.right > best[0].right + 1e-9 or (abs(m.right - best[0].right) < 1e-9 and m.share < best[0].share)):
                         best = (m, q)
     p = best[1] | {k: round(float(best[1][k]), 4) for k in weighed + ("bias",)}
     p["max_share"] = a.max_share  # the server holds the reader to it online (reader.Share)
-    after = evaluate(rows, p, True, a.inject, a.suggest)
+    after = evaluate(rows, p, True, a.inject, a.suggest, a.apart)
     p["fitted_on"] = (f"{a.dump}: right first injected {base.right:.3f} -> {after.right:.3f}, negatives injected {base.fp:.3f} -> {after.fp:.3f}, "
                       f"adjacent requests injected {base.adjacent:.3f} -> {after.adjacent:.3f}, "
+                      + (f"those held apart {base.apart:.3f} -> {after.apart:.3f}, " if a.apart is not None else "") +
                       f"reached {base.reached:.3f} -> {after.reached:.3f}, noise {base.noise:.3f} -> {after.noise:.3f}, read {after.share:.3f} of rows")
     json.dump(p, open(a.out, "w"), indent=1)
     print(json.dumps(p, indent=1))
