@@ -7,7 +7,10 @@ apart: ONNX Runtime's quantiser leaves an If's branches in fp32) whose
 embedding tensors are equal, as when one reader's layers were put on the
 other's embeddings. Fails when a route's logits differ from its source
 graph's by more than 1e-5 on the fixture pairs of --fixtures (they are
-equal here).
+equal here). With --short-fixtures (SHORT's fixtures.json) it writes the
+pair's fixtures (--write-fixtures): LONG's groups read long ("short":
+false) and SHORT's read short (true), each with its source's logits, what
+ski's Go reader is checked against.
 Development only: needs what train.py needs."""
 import argparse, json, os, sys
 
@@ -94,18 +97,35 @@ def check(out, long, short, fixtures):
     return worst
 
 
+def pair_fixtures(long_fx, short_fx):
+    """The pair's fixtures: each source's groups, marked with its route."""
+    groups, diff = [], 0.0
+    for path, flag in ((long_fx, False), (short_fx, True)):
+        fx = json.load(open(path, encoding="utf-8"))
+        groups += [{"short": flag} | g for g in fx["groups"]]
+        diff = max(diff, fx["max_diff_torch_fp32"])
+    return {"groups": groups, "max_diff_torch_fp32": diff}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("long", help="the reader for prompts of the length limit or more (else branch)")
     ap.add_argument("short", help="the reader for shorter prompts (then branch)")
     ap.add_argument("out")
     ap.add_argument("--fixtures", required=True, help="a fixtures.json of train.py: the pairs the routes are checked on")
+    ap.add_argument("--short-fixtures", help="SHORT's fixtures.json: with --write-fixtures, the pair's fixtures are written")
+    ap.add_argument("--write-fixtures", help="where the pair's fixtures go (needs --short-fixtures)")
     args = ap.parse_args()
+    if bool(args.short_fixtures) != bool(args.write_fixtures):
+        ap.error("--short-fixtures and --write-fixtures go together")
     onnx.save(build(onnx.load(args.long), onnx.load(args.short)), args.out)
     worst = check(args.out, args.long, args.short, args.fixtures)
     print(json.dumps({"out": args.out, "bytes": os.path.getsize(args.out), "max_diff": worst}))
     if worst > 1e-5:
         raise SystemExit(f"a route differs from its source graph by {worst:.2e}")
+    if args.write_fixtures:
+        with open(args.write_fixtures, "w", encoding="utf-8") as f:
+            json.dump(pair_fixtures(args.fixtures, args.short_fixtures), f, indent=1)
 
 
 if __name__ == "__main__":
