@@ -43,8 +43,9 @@ def branch(nodes, inits, shared, prefix):
     """A graph of nodes (their tensors and weights renamed with prefix, the
     shared ones and the outer graph's inputs kept) whose output is its
     logits, renamed prefix+"out", and its weights, for the outer graph to
-    hold: ONNX Runtime keeps a branch's own weights twice (about 14 MB
-    more in a process than the same weights held outside)."""
+    hold: weights kept inside a branch cost ONNX Runtime about 14 MB more
+    in a process than the same weights held outside (measured, not
+    explained)."""
     local = {o for n in nodes for o in n.output} | {k for n in nodes for k in n.input if k in inits and k not in shared}
     name = lambda x: prefix + x if x in local else x
     out = []
