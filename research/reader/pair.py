@@ -6,8 +6,8 @@ and SHORT are graphs train.py made (both fp32 or both int8, quantised
 apart: ONNX Runtime's quantiser leaves an If's branches in fp32) whose
 embedding tensors are equal, as when one reader's layers were put on the
 other's embeddings. Fails when a route's logits differ from its source
-graph's by more than 1e-5 on the fixture pairs of --fixtures (they are
-equal here). With --short-fixtures (SHORT's fixtures.json) it writes the
+graph's by more than 1e-5 on the fixture pairs of --fixtures (and of
+--short-fixtures; they are equal here). With --short-fixtures (SHORT's fixtures.json) it writes the
 pair's fixtures (--write-fixtures): LONG's groups read long ("short":
 false) and SHORT's read short (true), each with its source's logits, what
 ski's Go reader is checked against.
@@ -89,10 +89,11 @@ def build(long, short):
 
 def check(out, long, short, fixtures):
     """The largest difference between a route's logits and its source
-    graph's, over the fixtures' groups (each in one batch)."""
+    graph's, over the groups of the fixtures files (each in one batch)."""
     pair, sources = ort_session(out), {False: ort_session(long), True: ort_session(short)}
     tok, worst = tokenizer(), 0.0
-    for g in json.load(open(fixtures, encoding="utf-8"))["groups"]:
+    groups = [g for path in fixtures for g in json.load(open(path, encoding="utf-8"))["groups"]]
+    for g in groups:
         for flag, source in sources.items():
             got = ort_logits(pair, tok, g["prompt"], g["skills"], {"short": np.array(flag)})
             want = ort_logits(source, tok, g["prompt"], g["skills"])
@@ -122,7 +123,7 @@ def main():
     if bool(args.short_fixtures) != bool(args.write_fixtures):
         ap.error("--short-fixtures and --write-fixtures go together")
     onnx.save(build(onnx.load(args.long), onnx.load(args.short)), args.out)
-    worst = check(args.out, args.long, args.short, args.fixtures)
+    worst = check(args.out, args.long, args.short, [args.fixtures] + ([args.short_fixtures] if args.short_fixtures else []))
     print(json.dumps({"out": args.out, "bytes": os.path.getsize(args.out), "max_diff": worst}))
     if worst > 1e-5:
         raise SystemExit(f"a route differs from its source graph by {worst:.2e}")
