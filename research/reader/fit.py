@@ -156,9 +156,10 @@ def main():
     if a.unjudged:
         p["unjudged"] = round(float(w[2]), 4)
         weighed += ("unjudged",)
-    base = evaluate(rows, p | {"low": 2, "high": 2}, False, a.inject, a.suggest, a.apart)
-    edges = [a.inject] + ([a.hold_at] if a.hold_at is not None else [])
-    base_at = {e: evaluate(rows, p | {"low": 2, "high": 2}, False, e, a.suggest, a.apart) for e in edges}
+    # Without the reader, at the inject edge and at --hold-at's: the limits.
+    lower = [a.hold_at] if a.hold_at is not None else []
+    base_at = {e: evaluate(rows, p | {"low": 2, "high": 2}, False, e, a.suggest, a.apart) for e in [a.inject] + lower}
+    base = base_at[a.inject]
     best = None
     for scale in [0.6, 0.8, 1.0, 1.3, 1.6, 2.0, 2.5]:
         for shift in [x * 0.25 for x in range(24)]:
@@ -167,8 +168,9 @@ def main():
                 for hi in [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]:
                     q = p | on_scale | {"low": lo, "high": hi}
                     m = evaluate(rows, q, True, a.inject, a.suggest, a.apart)
+                    at = {a.inject: m} | {e: evaluate(rows, q, True, e, a.suggest, a.apart) for e in lower}
                     holds = (m.reached >= base.reached - 1e-9 and m.noise <= base.noise + 1e-9 and m.share <= a.max_share
-                             and all(limits_hold(evaluate(rows, q, True, e, a.suggest, a.apart) if e != a.inject else m, base_at[e]) for e in edges))
+                             and all(limits_hold(at[e], base_at[e]) for e in at))
                     if holds and (best is None or m.right > best[0].right + 1e-9 or (abs(m.right - best[0].right) < 1e-9 and m.share < best[0].share)):
                         best = (m, q)
     p = best[1] | {k: round(float(best[1][k]), 4) for k in weighed + ("bias",)}
