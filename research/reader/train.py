@@ -2,7 +2,8 @@
 """train.py: fine-tune ski's reader, a cross-encoder that reads a prompt and
 a skill's text together and says how likely the prompt needs the skill,
 from the all-MiniLM-L6-v2 weights scripts/setup.sh installs (its first
---layers layers, a linear head on the mean of the token vectors) or, with
+--layers layers, a linear head on the mean of the token vectors; with
+--base bge, bge-small-en-v1.5's first layers, the same shape) or, with
 --init, from a reader it made before, on the candidates ski's own ranking
 gives the training catalog's prompts (`ski-eval --reader-pairs`).
 
@@ -29,7 +30,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fit import JUDGED, READ, logit  # noqa: E402
-from minilm import batch, load_bert, load_weights, onnx_state, tokenizer  # noqa: E402
+from minilm import MODEL_DIR, batch, load_bert, load_weights, onnx_state, tokenizer  # noqa: E402
 
 
 def judged(c):
@@ -38,13 +39,20 @@ def judged(c):
     return logit(c["confidence"] if c.get("confidence") is not None else 0.0)
 
 
-def load_pairs(path, fraction=1.0, seed=1):
+def load_pairs(path, fraction=1.0, seed=1, skill_fraction=1.0):
     """The rows of a --reader-pairs dump (with fraction < 1, that share of
-    them, seeded) and their (prompt text, skill text, label, row) pairs."""
+    them, seeded; with skill_fraction < 1, the rows whose expected skills
+    all lie in that share of the skills, seeded, and that share of the rows
+    expecting none) and their (prompt text, skill text, label, row) pairs."""
     rows = [json.loads(l) for l in open(path, encoding="utf-8")]
     if fraction < 1:
         rng = random.Random(seed)
         rows = [r for r in rows if rng.random() < fraction]
+    if skill_fraction < 1:
+        rng = random.Random(seed)
+        want = [{s for g in (r["expected"] or []) for s in g} for r in rows]
+        kept = {s for s in sorted(set().union(*want)) if rng.random() < skill_fraction}
+        rows = [r for r, w in zip(rows, want) if (w and w <= kept) or (not w and rng.random() < skill_fraction)]
     pairs, rows_kept = [], []
     for r in rows:
         if r["category"] == "mention":
@@ -66,10 +74,18 @@ def reader_from(path):
     return onnx_state(path, ("bert.", "head."))
 
 
+# The base checkpoints a reader may start from: the ONNX graph scripts/setup.sh
+# installs (directory under ski's models) and its number of layers. Both use
+# the BERT uncased vocabulary and 384-wide layers, so a reader from either
+# has the same shape and runs with the same tokenizer.
+BASES = {"minilm": ("all-MiniLM-L6-v2", 6), "bge": ("bge-small-en-v1.5", 12)}
+
+
 class Reader(torch.nn.Module):
-    def __init__(self, layers):
+    def __init__(self, layers, base="minilm"):
         super().__init__()
-        self.bert = load_bert(layers)
+        name, total = BASES[base]
+        self.bert = load_bert(layers, os.path.join(os.path.dirname(MODEL_DIR), name), total)
         self.head = torch.nn.Linear(384, 1)
 
     def forward(self, input_ids, attention_mask, token_type_ids):
@@ -88,7 +104,7 @@ def train(args, tok, pairs):
     its own: gating)."""
     torch.manual_seed(args.seed)
     random.seed(args.seed)
-    model = Reader(args.layers)
+    model = Reader(args.layers, args.base)
     if args.init:
         # A reader train.py made already, trained further (its own head).
         load_weights(model, reader_from(args.init))
@@ -268,7 +284,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--train", required=True, help="--reader-pairs dump of the training catalog")
     ap.add_argument("--fraction", type=float, default=1.0, help="train on this share of the training rows (a learning curve)")
+    ap.add_argument("--skill-fraction", type=float, default=1.0, help="train on the rows of this share of the training skills, and that share of the rows needing none (a learning curve over skills)")
     ap.add_argument("--layers", type=int, default=3)
+    ap.add_argument("--base", choices=sorted(BASES), default="minilm", help="the checkpoint whose first --layers layers the reader starts from (without --init)")
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--batch", type=int, default=4, help="rows (prompts with all their pairs) per step")
     ap.add_argument("--lr", type=float, default=5e-5)
@@ -288,7 +306,7 @@ def main():
     torch.use_deterministic_algorithms(True)
     os.makedirs(args.out, exist_ok=True)
     tok = tokenizer()
-    rows, pairs = load_pairs(args.train, args.fraction, args.seed)
+    rows, pairs = load_pairs(args.train, args.fraction, args.seed, args.skill_fraction)
     print(f"{len(rows)} rows, {len(pairs)} pairs, {int(sum(p[2] for p in pairs))} positive", file=sys.stderr)
     t0 = time.time()
     model = train(args, tok, pairs)
