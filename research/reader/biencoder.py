@@ -15,10 +15,10 @@ import torch
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from minilm import DATA, load_bert  # noqa: E402
+from minilm import MODELS, load_bert  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
-BGE = os.path.join(DATA, "ski", "models", "bge-small-en-v1.5")
+BGE = os.path.join(MODELS, "bge-small-en-v1.5")
 PREFIX = "Represent this sentence for searching relevant passages: "
 
 

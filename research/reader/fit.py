@@ -33,6 +33,11 @@ def sig(x):
     return 1 / (1 + math.exp(-x))
 
 
+def wanted(r):
+    """The skills a dump row expects, any group's alternatives (none: empty)."""
+    return {s for g in (r["expected"] or []) for s in g}
+
+
 def load(dump, scores):
     sc = {}
     for l in open(scores):
@@ -42,7 +47,7 @@ def load(dump, scores):
     for l in open(dump):
         r = json.loads(l)
         cands = r["cands"][:READ]
-        rows.append({"line": r["line"], "cat": r["category"], "want": {s for g in (r["expected"] or []) for s in g},
+        rows.append({"line": r["line"], "cat": r["category"], "want": wanted(r),
                      "ids": [c["id"] for c in cands], "mention": any(c.get("mention") for c in r["cands"]),
                      "conf": [c["confidence"] if c["confidence"] is not None else 0.0 for c in cands],
                      "reader": sc[r["line"]]})

@@ -8,7 +8,7 @@ only; needs numpy."""
 import json, sys
 import numpy as np
 
-from fit import READ, logit
+from fit import READ, logit, wanted
 
 
 def auc(pos, neg):
@@ -28,7 +28,7 @@ def main(dump, scores, w=1.0):
     for r in rows:
         if r["category"] == "mention" or not r["cands"]:
             continue
-        want = {s for g in (r["expected"] or []) for s in g}
+        want = wanted(r)
         cands = r["cands"][:READ]
         rd = sc[r["line"]]
         conf = [c["confidence"] if c["confidence"] is not None else 0.0 for c in cands]

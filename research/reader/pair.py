@@ -7,10 +7,10 @@ apart: ONNX Runtime's quantiser leaves an If's branches in fp32) whose
 embedding tensors are equal, as when one reader's layers were put on the
 other's embeddings. Fails when a route's logits differ from its source
 graph's by more than 1e-5 on the fixture pairs of --fixtures (and of
---short-fixtures; they are equal here). With --short-fixtures (SHORT's fixtures.json) it writes the
-pair's fixtures (--write-fixtures): LONG's groups read long ("short":
-false) and SHORT's read short (true), each with its source's logits, what
-ski's Go reader is checked against.
+--short-fixtures; they are equal here). With --short-fixtures (SHORT's
+fixtures.json) it writes the pair's fixtures (--write-fixtures): LONG's
+groups read long ("short": false) and SHORT's read short (true), each
+with its source's logits, what ski's Go reader is checked against.
 Development only: needs what train.py needs."""
 import argparse, json, os, sys
 

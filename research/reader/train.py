@@ -29,8 +29,8 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit import JUDGED, READ, logit  # noqa: E402
-from minilm import MODEL_DIR, batch, load_bert, load_weights, onnx_state, tokenizer  # noqa: E402
+from fit import JUDGED, READ, logit, wanted  # noqa: E402
+from minilm import MODELS, batch, load_bert, load_weights, onnx_state, tokenizer  # noqa: E402
 
 
 def judged(c):
@@ -50,14 +50,14 @@ def load_pairs(path, fraction=1.0, seed=1, skill_fraction=1.0):
         rows = [r for r in rows if rng.random() < fraction]
     if skill_fraction < 1:
         rng = random.Random(seed)
-        want = [{s for g in (r["expected"] or []) for s in g} for r in rows]
+        want = [wanted(r) for r in rows]
         kept = {s for s in sorted(set().union(*want)) if rng.random() < skill_fraction}
         rows = [r for r, w in zip(rows, want) if (w and w <= kept) or (not w and rng.random() < skill_fraction)]
     pairs, rows_kept = [], []
     for r in rows:
         if r["category"] == "mention":
             continue
-        want = {s for g in (r["expected"] or []) for s in g}
+        want = wanted(r)
         read = [c for c in r["cands"] if not c.get("mention")][:READ]
         k = len(rows_kept)
         rows_kept.append(r)
@@ -85,7 +85,7 @@ class Reader(torch.nn.Module):
     def __init__(self, layers, base="minilm"):
         super().__init__()
         name, total = BASES[base]
-        self.bert = load_bert(layers, os.path.join(os.path.dirname(MODEL_DIR), name), total)
+        self.bert = load_bert(layers, os.path.join(MODELS, name), total)
         self.head = torch.nn.Linear(384, 1)
 
     def forward(self, input_ids, attention_mask, token_type_ids):
