@@ -15,10 +15,9 @@ import torch
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from minilm import MODELS, load_bert  # noqa: E402
+from minilm import BGE_DIR, load_bert  # noqa: E402
 from tokenizers import Tokenizer  # noqa: E402
 
-BGE = os.path.join(MODELS, "bge-small-en-v1.5")
 PREFIX = "Represent this sentence for searching relevant passages: "
 
 
@@ -96,10 +95,10 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     random.seed(args.seed)
-    tok = Tokenizer.from_file(os.path.join(BGE, "tokenizer.json"))
+    tok = Tokenizer.from_file(os.path.join(BGE_DIR, "tokenizer.json"))
     tok.no_truncation()
     tok.no_padding()
-    bert = load_bert(12, BGE, 12)
+    bert = load_bert(12, BGE_DIR, 12)
     for name, p in bert.named_parameters():
         top = any(name.startswith(f"encoder.layer.{i}.") for i in range(12 - args.train_layers, 12))
         p.requires_grad = top

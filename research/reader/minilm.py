@@ -13,6 +13,7 @@ from transformers import BertConfig, BertModel
 DATA = os.environ.get("XDG_DATA_HOME", os.path.expanduser("~/.local/share"))
 MODELS = os.path.join(DATA, "ski", "models")  # where scripts/setup.sh installs the models
 MODEL_DIR = os.path.join(MODELS, "all-MiniLM-L6-v2")
+BGE_DIR = os.path.join(MODELS, "bge-small-en-v1.5")  # the other base a reader may start from
 CLS, SEP = 101, 102  # the BERT uncased vocabulary's special tokens
 PROMPT_TOKENS, SKILL_TOKENS = 40, 64  # each side cut to at most this many word pieces
 

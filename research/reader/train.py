@@ -30,7 +30,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fit import JUDGED, READ, logit, wanted  # noqa: E402
-from minilm import MODELS, batch, load_bert, load_weights, onnx_state, tokenizer  # noqa: E402
+from minilm import BGE_DIR, MODEL_DIR, batch, load_bert, load_weights, onnx_state, tokenizer  # noqa: E402
 
 
 def judged(c):
@@ -74,18 +74,18 @@ def reader_from(path):
     return onnx_state(path, ("bert.", "head."))
 
 
-# The base checkpoints a reader may start from: the ONNX graph scripts/setup.sh
-# installs (directory under ski's models) and its number of layers. Both use
+# The base checkpoints a reader may start from: the directory of the ONNX
+# graph scripts/setup.sh installs and its number of layers. Both use
 # the BERT uncased vocabulary and 384-wide layers, so a reader from either
 # has the same shape and runs with the same tokenizer.
-BASES = {"minilm": ("all-MiniLM-L6-v2", 6), "bge": ("bge-small-en-v1.5", 12)}
+BASES = {"minilm": (MODEL_DIR, 6), "bge": (BGE_DIR, 12)}
 
 
 class Reader(torch.nn.Module):
     def __init__(self, layers, base="minilm"):
         super().__init__()
-        name, total = BASES[base]
-        self.bert = load_bert(layers, os.path.join(MODELS, name), total)
+        model_dir, total = BASES[base]
+        self.bert = load_bert(layers, model_dir, total)
         self.head = torch.nn.Linear(384, 1)
 
     def forward(self, input_ids, attention_mask, token_type_ids):
