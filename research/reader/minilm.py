@@ -1,6 +1,7 @@
 """minilm.py: the all-MiniLM-L6-v2 weights scripts/setup.sh installs (the
 ONNX graph langchain4j publishes on Maven Central), as a trainable PyTorch
 BERT; and the pair encoding ski's reader uses. Development only."""
+import hashlib
 import os
 
 import numpy as np
@@ -96,3 +97,9 @@ def batch(tok, pairs):
     for r, (i, t) in enumerate(enc):
         ids[r, :len(i)], mask[r, :len(i)], types[r, :len(t)] = i, 1, t
     return ids, mask, types
+
+
+def sha256(path):
+    """A file's sha256, hex."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()

@@ -23,14 +23,14 @@ ONNX scores), report.json. Fails when the fp32 ONNX graph and PyTorch
 differ by more than 1e-4 on the fixtures. Development only: needs torch,
 transformers, onnx, onnxruntime, tokenizers (research/README.md).
 """
-import argparse, hashlib, json, math, os, random, sys, time
+import argparse, json, math, os, random, sys, time
 
 import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fit import JUDGED, READ, logit, wanted  # noqa: E402
-from minilm import BGE_DIR, MODEL_DIR, batch, load_bert, load_weights, onnx_state, tokenizer  # noqa: E402
+from minilm import BGE_DIR, MODEL_DIR, batch, load_bert, load_weights, onnx_state, sha256, tokenizer  # noqa: E402
 
 
 def judged(c):
@@ -274,10 +274,6 @@ def publish(model, tok, out, rows, dumps, threads, report):
     with open(os.path.join(out, "report.json"), "w") as fh:
         json.dump(report, fh, indent=1)
     print(json.dumps(report["sha256"]), file=sys.stderr)
-
-
-def sha256(path):
-    return hashlib.sha256(open(path, "rb").read()).hexdigest()
 
 
 def main():
