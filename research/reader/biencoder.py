@@ -106,7 +106,7 @@ def export(bert, tok, out):
     torch.onnx.export(model, (ids, mask, types), f32, input_names=names, output_names=["last_hidden_state"],
                       dynamic_axes={k: {0: "batch", 1: "tokens"} for k in names + ["last_hidden_state"]},
                       opset_version=17, dynamo=False)
-    # per channel and in 7 bits, as the registry's int8 graph was made (its weights come out byte for byte)
+    # per channel and in 7 bits, as the registry's int8 graph was made (its MatMul weights come out byte for byte)
     quantize_dynamic(f32, q8, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True)
     with torch.no_grad():
         want = model(ids, mask, types)[:, 0].numpy()
