@@ -17,8 +17,7 @@ import torch
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from minilm import BGE_DIR, load_bert, sha256  # noqa: E402
-from tokenizers import Tokenizer  # noqa: E402
+from minilm import BGE_DIR, load_bert, sha256, tokenizer  # noqa: E402
 
 PREFIX = "Represent this sentence for searching relevant passages: "
 
@@ -136,9 +135,7 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     random.seed(args.seed)
-    tok = Tokenizer.from_file(os.path.join(BGE_DIR, "tokenizer.json"))
-    tok.no_truncation()
-    tok.no_padding()
+    tok = tokenizer(BGE_DIR)
     bert = load_bert(12, BGE_DIR, 12)
     for name, p in bert.named_parameters():
         top = any(name.startswith(f"encoder.layer.{i}.") for i in range(12 - args.train_layers, 12))
