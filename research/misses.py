@@ -9,20 +9,25 @@ best candidate is at least as confident (what a suggest edge under them
 would show). Development only; standard library."""
 import json
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 
 KINDS = ("injected", "suggested only", "a wrong skill injected",
          "nothing, right first", "nothing, right lower", "wrong skills suggested")
 
 
-def kind(group, cands):
-    """What ski shows for one expected group (alternatives) of a row."""
-    shown = {c["decision"]: set() for c in cands}
+def shown(cands):
+    """A row's candidates by the gate's decision: decision -> ids."""
+    out = defaultdict(set)
     for c in cands:
-        shown[c["decision"]].add(c["id"])
-    if group & shown.get("inject", set()):
+        out[c["decision"]].add(c["id"])
+    return out
+
+
+def kind(group, cands, by_decision):
+    """What ski shows for one expected group (alternatives) of a row."""
+    if group & by_decision["inject"]:
         return "injected"
-    if group & shown.get("suggest", set()):
+    if group & by_decision["suggest"]:
         return "suggested only"
     first = cands[0]["decision"] if cands else "drop"
     if first == "inject":
@@ -48,8 +53,9 @@ def main(paths):
                 if not r["expected"]:
                     none.append(confidence(cands))
                     continue
+                by_decision = shown(cands)
                 for g in r["expected"]:
-                    k = kind(set(g), cands)
+                    k = kind(set(g), cands, by_decision)
                     counts[k] += 1
                     if k.startswith("nothing"):
                         dropped.append(confidence(cands))
